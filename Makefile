@@ -1,0 +1,44 @@
+# ctrlgen — see README.md. `make demo` runs the main job, `make test` every test.
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+GO ?= go
+
+.PHONY: all build test test-unit test-bench-module generate verify bench demo clean
+
+all: build
+
+build:
+	$(GO) build ./...
+
+# Every test: the main module with the race detector, then the bench module's
+# own tests (its benchmarks are `make bench`).
+test: test-unit test-bench-module
+
+test-unit:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+test-bench-module:
+	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...; fi
+
+# Regenerates the committed generated code (examples/mydemo).
+generate:
+	@echo "make generate: the generator (issue 3) and examples/mydemo (issue 4) have not landed yet" >&2; exit 1
+
+# Fails when committed generated code is stale.
+verify:
+	@echo "make verify: the generator (issue 3) and examples/mydemo (issue 4) have not landed yet" >&2; exit 1
+
+# Runtime and generator benchmarks, ours and the incumbents' side by side;
+# bench/README.md holds the results and how to read them.
+bench:
+	@if [ ! -f bench/go.mod ]; then echo "make bench: bench/ has not landed yet" >&2; exit 1; fi
+	cd bench && ./run.sh
+
+# Generate, start a local control plane, run the mydemo controller, show a
+# reconciled object.
+demo:
+	@echo "make demo: examples/mydemo and the local control plane (issue 4) have not landed yet" >&2; exit 1
+
+clean:
+	rm -rf .cache bin

@@ -1,0 +1,17 @@
+// Package generators turns a model.Project into in-memory files. Each
+// generator is pure: it reads the model and returns files; the caller
+// formats, compares and writes them.
+package generators
+
+import (
+	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/model"
+)
+
+// Generator produces one kind of output for a whole project.
+type Generator interface {
+	// Name is what --generators selects it by: deepcopy, register,
+	// clientset (with its fake and scheme), lister, informer, controller.
+	Name() string
+	Generate(p *model.Project) ([]*gen.File, error)
+}

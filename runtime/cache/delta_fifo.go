@@ -1,0 +1,350 @@
+package cache
+
+import (
+	"errors"
+	"sync"
+)
+
+// DeltaType says what happened to an object.
+type DeltaType uint8
+
+const (
+	Added DeltaType = iota + 1
+	Updated
+	Deleted
+	// Replaced is an object seen in a relist.
+	Replaced
+	// Sync is a periodic resync of a cached object.
+	Sync
+)
+
+func (t DeltaType) String() string {
+	switch t {
+	case Added:
+		return "Added"
+	case Updated:
+		return "Updated"
+	case Deleted:
+		return "Deleted"
+	case Replaced:
+		return "Replaced"
+	case Sync:
+		return "Sync"
+	}
+	return "Unknown"
+}
+
+// Delta is one change to an object.
+type Delta[T any] struct {
+	Type   DeltaType
+	Object T
+	// FinalStateUnknown marks a Deleted delta that was inferred from a
+	// relist: Object is the last state the informer knew, which may be older
+	// than the object's state when it was deleted.
+	FinalStateUnknown bool
+}
+
+// Deltas are the changes to one object, oldest first.
+type Deltas[T any] []Delta[T]
+
+// Newest returns the most recent delta, or false if there is none.
+func (d Deltas[T]) Newest() (Delta[T], bool) {
+	if len(d) == 0 {
+		return Delta[T]{}, false
+	}
+	return d[len(d)-1], true
+}
+
+// KnownObjects is what a DeltaFIFO consults to find deletions on a relist and
+// objects to resync: in an informer, its Indexer.
+type KnownObjects[T any] interface {
+	GetByKey(key ObjectName) (T, bool, error)
+	ListKeys() []ObjectName
+}
+
+// ErrFIFOClosed is returned by Pop once the queue is closed.
+var ErrFIFOClosed = errors.New("DeltaFIFO: manipulating with closed queue")
+
+// PopProcessFunc handles the deltas of one key. It runs with the queue
+// locked, so a Replace or Resync never sees the key half-processed.
+type PopProcessFunc[T any] func(key ObjectName, deltas Deltas[T], isInInitialList bool)
+
+// popBatch is how many keys one Pop hands over under one lock acquisition.
+const popBatch = 64
+
+// shrinkAbove is the size past which an emptied queue gives its storage
+// back, so that a large initial list leaves nothing behind once synced.
+const shrinkAbove = 1024
+
+// DeltaFIFO queues the deltas of each key in the order the keys first
+// changed. A key is in the queue at most once, with all of its deltas.
+type DeltaFIFO[T Object] struct {
+	lock sync.Mutex
+	cond sync.Cond
+
+	items map[ObjectName]Deltas[T]
+	// queue holds the keys of items in FIFO order, from head on.
+	queue []ObjectName
+	head  int
+	// highWater is the largest len(items) since it was last emptied.
+	highWater int
+
+	knownObjects KnownObjects[T]
+	transform    TransformFunc[T]
+
+	// populated turns true at the first Add, Update, Delete or Replace;
+	// initialPopulationCount is how many keys of the first Replace have not
+	// been popped yet.
+	populated              bool
+	initialPopulationCount int
+	closed                 bool
+}
+
+// NewDeltaFIFO returns an empty queue. knownObjects may be nil; without it
+// a Replace cannot find objects deleted while disconnected.
+func NewDeltaFIFO[T Object](knownObjects KnownObjects[T], transform TransformFunc[T]) *DeltaFIFO[T] {
+	f := &DeltaFIFO[T]{
+		items:        map[ObjectName]Deltas[T]{},
+		knownObjects: knownObjects,
+		transform:    transform,
+	}
+	f.cond.L = &f.lock
+	return f
+}
+
+// Add queues an Added delta.
+func (f *DeltaFIFO[T]) Add(obj T) error { return f.queueFromServer(Added, obj) }
+
+// Update queues an Updated delta.
+func (f *DeltaFIFO[T]) Update(obj T) error { return f.queueFromServer(Updated, obj) }
+
+func (f *DeltaFIFO[T]) queueFromServer(t DeltaType, obj T) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	f.populated = true
+	f.queueLocked(MetaObjectName(obj), Delta[T]{Type: t, Object: f.transformed(obj)})
+	return nil
+}
+
+// Delete queues a Deleted delta carrying obj, the object's final state. A
+// delete of an object that is neither known nor queued is ignored.
+func (f *DeltaFIFO[T]) Delete(obj T) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	f.populated = true
+	key := MetaObjectName(obj)
+	if f.knownObjects != nil {
+		if _, queued := f.items[key]; !queued {
+			if _, known, _ := f.knownObjects.GetByKey(key); !known {
+				return nil
+			}
+		}
+	}
+	f.queueLocked(key, Delta[T]{Type: Deleted, Object: f.transformed(obj)})
+	return nil
+}
+
+// Replace queues a Replaced delta for every object in list, and a Deleted
+// delta carrying the last known state for every known or queued object that
+// is not in list: those were deleted while the watch was down. An object
+// whose UID changed was deleted and created again, so it gets a Deleted
+// delta for the old object before the Replaced one.
+func (f *DeltaFIFO[T]) Replace(list []T, _ string) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+
+	inList := make(map[ObjectName]struct{}, len(list))
+	for _, obj := range list {
+		key := MetaObjectName(obj)
+		inList[key] = struct{}{}
+		obj = f.transformed(obj)
+		if old, ok := f.lastKnownLocked(key); ok && old.GetUID() != obj.GetUID() && old.GetUID() != "" && obj.GetUID() != "" {
+			f.queueLocked(key, Delta[T]{Type: Deleted, Object: old, FinalStateUnknown: true})
+		}
+		f.queueLocked(key, Delta[T]{Type: Replaced, Object: obj})
+	}
+
+	for key, deltas := range f.items {
+		if _, ok := inList[key]; ok {
+			continue
+		}
+		if newest, _ := deltas.Newest(); newest.Type != Deleted {
+			f.queueLocked(key, Delta[T]{Type: Deleted, Object: newest.Object, FinalStateUnknown: true})
+		}
+	}
+	if f.knownObjects != nil {
+		for _, key := range f.knownObjects.ListKeys() {
+			if _, ok := inList[key]; ok {
+				continue
+			}
+			if _, queued := f.items[key]; queued {
+				continue // handled above
+			}
+			if old, known, _ := f.knownObjects.GetByKey(key); known {
+				f.queueLocked(key, Delta[T]{Type: Deleted, Object: old, FinalStateUnknown: true})
+			}
+		}
+	}
+
+	if !f.populated {
+		f.populated = true
+		f.initialPopulationCount = len(f.items)
+	}
+	return nil
+}
+
+// lastKnownLocked returns the newest state of key: its newest queued delta,
+// or else the known object. A queued delete means there is none.
+func (f *DeltaFIFO[T]) lastKnownLocked(key ObjectName) (T, bool) {
+	if newest, ok := f.items[key].Newest(); ok {
+		if newest.Type == Deleted {
+			var zero T
+			return zero, false
+		}
+		return newest.Object, true
+	}
+	if f.knownObjects == nil {
+		var zero T
+		return zero, false
+	}
+	obj, ok, _ := f.knownObjects.GetByKey(key)
+	return obj, ok
+}
+
+// Resync queues a Sync delta for every known object that has no delta
+// queued.
+func (f *DeltaFIFO[T]) Resync() error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	if f.knownObjects == nil {
+		return nil
+	}
+	for _, key := range f.knownObjects.ListKeys() {
+		if _, queued := f.items[key]; queued {
+			continue
+		}
+		if obj, ok, _ := f.knownObjects.GetByKey(key); ok {
+			f.queueLocked(key, Delta[T]{Type: Sync, Object: obj})
+		}
+	}
+	return nil
+}
+
+func (f *DeltaFIFO[T]) transformed(obj T) T {
+	if f.transform != nil {
+		return f.transform(obj)
+	}
+	return obj
+}
+
+func (f *DeltaFIFO[T]) queueLocked(key ObjectName, d Delta[T]) {
+	old, queued := f.items[key]
+	deltas := dedupDeltas(append(old, d))
+	f.items[key] = deltas
+	if !queued {
+		f.queue = append(f.queue, key)
+		if len(f.items) > f.highWater {
+			f.highWater = len(f.items)
+		}
+		f.cond.Signal()
+	}
+}
+
+// dedupDeltas collapses two deletes at the end into one, keeping the one
+// whose final state is known.
+func dedupDeltas[T any](d Deltas[T]) Deltas[T] {
+	n := len(d)
+	if n < 2 || d[n-1].Type != Deleted || d[n-2].Type != Deleted {
+		return d
+	}
+	if d[n-2].FinalStateUnknown && !d[n-1].FinalStateUnknown {
+		d[n-2] = d[n-1]
+	}
+	var zero Delta[T]
+	d[n-1] = zero
+	return d[:n-1]
+}
+
+// Pop waits for at least one key and hands up to popBatch keys to process,
+// oldest first, with the queue locked. It returns ErrFIFOClosed once the
+// queue is closed and empty.
+func (f *DeltaFIFO[T]) Pop(process PopProcessFunc[T]) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	for f.head == len(f.queue) {
+		if f.closed {
+			return ErrFIFOClosed
+		}
+		f.cond.Wait()
+	}
+	for n := 0; n < popBatch && f.head < len(f.queue); n++ {
+		key := f.queue[f.head]
+		f.queue[f.head] = ObjectName{}
+		f.head++
+		deltas := f.items[key]
+		delete(f.items, key)
+		isInInitialList := !f.hasSyncedLocked()
+		if f.initialPopulationCount > 0 {
+			f.initialPopulationCount--
+		}
+		process(key, deltas, isInInitialList)
+	}
+	f.compactLocked()
+	return nil
+}
+
+func (f *DeltaFIFO[T]) compactLocked() {
+	if f.head < len(f.queue) {
+		if f.head > shrinkAbove && f.head > len(f.queue)/2 {
+			n := copy(f.queue, f.queue[f.head:])
+			f.queue = f.queue[:n]
+			f.head = 0
+		}
+		return
+	}
+	f.head = 0
+	if cap(f.queue) > shrinkAbove {
+		f.queue = nil
+	} else {
+		f.queue = f.queue[:0]
+	}
+	if f.highWater > shrinkAbove {
+		f.items = map[ObjectName]Deltas[T]{}
+		f.highWater = 0
+	}
+}
+
+// HasSynced is true once the first Replace (or any other change, when there
+// was none) has been popped entirely.
+func (f *DeltaFIFO[T]) HasSynced() bool {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	return f.hasSyncedLocked()
+}
+
+func (f *DeltaFIFO[T]) hasSyncedLocked() bool {
+	return f.populated && f.initialPopulationCount == 0
+}
+
+// Len is the number of queued keys.
+func (f *DeltaFIFO[T]) Len() int {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	return len(f.items)
+}
+
+// Close wakes Pop, which returns ErrFIFOClosed once the queue is empty.
+func (f *DeltaFIFO[T]) Close() {
+	f.lock.Lock()
+	f.closed = true
+	f.lock.Unlock()
+	f.cond.Broadcast()
+}
+
+// withLock runs fn with the queue locked, so that no deltas are processed
+// while it runs.
+func (f *DeltaFIFO[T]) withLock(fn func()) {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	fn()
+}

@@ -1,0 +1,222 @@
+package cache
+
+import (
+	"errors"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+func withUID(obj *corev1.ConfigMap, uid string) *corev1.ConfigMap {
+	obj.UID = types.UID(uid)
+	return obj
+}
+
+// popAll pops everything queued and returns it in order.
+func popAll(t *testing.T, f *DeltaFIFO[*corev1.ConfigMap]) (keys []ObjectName, deltas []Deltas[*corev1.ConfigMap], initial []bool) {
+	t.Helper()
+	for f.Len() > 0 {
+		if err := f.Pop(func(k ObjectName, d Deltas[*corev1.ConfigMap], isInitial bool) {
+			keys = append(keys, k)
+			deltas = append(deltas, d)
+			initial = append(initial, isInitial)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys, deltas, initial
+}
+
+func deltaTypes(d Deltas[*corev1.ConfigMap]) []DeltaType {
+	out := make([]DeltaType, len(d))
+	for i := range d {
+		out[i] = d[i].Type
+	}
+	return out
+}
+
+func equalTypes(a, b []DeltaType) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDeltaFIFOKeepsKeyOrderAndCollectsDeltasPerKey(t *testing.T) {
+	f := NewDeltaFIFO[*corev1.ConfigMap](nil, nil)
+	f.Add(cm("ns", "a", "1"))
+	f.Add(cm("ns", "b", "1"))
+	f.Update(cm("ns", "a", "2"))
+	f.Delete(cm("ns", "a", "2"))
+	keys, deltas, _ := popAll(t, f)
+	if len(keys) != 2 || keys[0].Name != "a" || keys[1].Name != "b" {
+		t.Fatalf("keys = %v, want [ns/a ns/b]", keys)
+	}
+	if got, want := deltaTypes(deltas[0]), []DeltaType{Added, Updated, Deleted}; !equalTypes(got, want) {
+		t.Fatalf("deltas of a = %v, want %v", got, want)
+	}
+	if deltas[0][1].Object.Data["v"] != "2" {
+		t.Fatalf("update delta carries %v", deltas[0][1].Object.Data)
+	}
+}
+
+func TestDeltaFIFODedupsConsecutiveDeletesKeepingTheKnownState(t *testing.T) {
+	idx := NewIndexer[*corev1.ConfigMap](nil)
+	idx.Add(cm("ns", "a", "old"))
+	f := NewDeltaFIFO[*corev1.ConfigMap](idx, nil)
+	f.Replace(nil, "1") // tombstone for a, final state unknown
+	f.Delete(cm("ns", "a", "final"))
+	_, deltas, _ := popAll(t, f)
+	if len(deltas) != 1 || len(deltas[0]) != 1 {
+		t.Fatalf("deltas = %v, want one Deleted", deltas)
+	}
+	d := deltas[0][0]
+	if d.Type != Deleted || d.FinalStateUnknown || d.Object.Data["v"] != "final" {
+		t.Fatalf("kept %+v, want the delete with the known final state", d)
+	}
+}
+
+func TestDeltaFIFOIgnoresDeleteOfUnknownObject(t *testing.T) {
+	f := NewDeltaFIFO[*corev1.ConfigMap](NewIndexer[*corev1.ConfigMap](nil), nil)
+	f.Delete(cm("ns", "ghost", ""))
+	if f.Len() != 0 {
+		t.Fatalf("queued %d keys for an unknown delete", f.Len())
+	}
+}
+
+func TestDeltaFIFOReplaceEmitsTombstonesWithLastKnownState(t *testing.T) {
+	idx := NewIndexer[*corev1.ConfigMap](nil)
+	idx.Add(cm("ns", "known-gone", "cached"))
+	idx.Add(cm("ns", "kept", "cached"))
+	f := NewDeltaFIFO[*corev1.ConfigMap](idx, nil)
+	f.Add(cm("ns", "queued-gone", "queued"))
+	f.Replace([]*corev1.ConfigMap{cm("ns", "kept", "new")}, "9")
+
+	keys, deltas, _ := popAll(t, f)
+	got := map[string]Deltas[*corev1.ConfigMap]{}
+	for i, k := range keys {
+		got[k.Name] = deltas[i]
+	}
+	for name, want := range map[string]string{"known-gone": "cached", "queued-gone": "queued"} {
+		d, ok := got[name].Newest()
+		if !ok || d.Type != Deleted || !d.FinalStateUnknown || d.Object.Data["v"] != want {
+			t.Errorf("%s: newest delta %+v, want a tombstone carrying %q", name, d, want)
+		}
+	}
+	if d, _ := got["kept"].Newest(); d.Type != Replaced || d.Object.Data["v"] != "new" {
+		t.Errorf("kept: newest delta %+v, want Replaced with the listed object", d)
+	}
+}
+
+func TestDeltaFIFOReplaceWithNewUIDDeletesThenAdds(t *testing.T) {
+	idx := NewIndexer[*corev1.ConfigMap](nil)
+	idx.Add(withUID(cm("ns", "a", "old"), "u1"))
+	f := NewDeltaFIFO[*corev1.ConfigMap](idx, nil)
+	f.Replace([]*corev1.ConfigMap{withUID(cm("ns", "a", "new"), "u2")}, "5")
+	_, deltas, _ := popAll(t, f)
+	if len(deltas) != 1 || !equalTypes(deltaTypes(deltas[0]), []DeltaType{Deleted, Replaced}) {
+		t.Fatalf("deltas = %v, want [Deleted Replaced]", deltas)
+	}
+	if del := deltas[0][0]; del.Object.UID != "u1" || !del.FinalStateUnknown {
+		t.Fatalf("delete carries %+v, want the old object as a tombstone", del)
+	}
+	if add := deltas[0][1]; add.Object.UID != "u2" {
+		t.Fatalf("replace carries uid %s, want u2", add.Object.UID)
+	}
+}
+
+func TestDeltaFIFOHasSyncedAfterInitialListIsPopped(t *testing.T) {
+	f := NewDeltaFIFO[*corev1.ConfigMap](NewIndexer[*corev1.ConfigMap](nil), nil)
+	if f.HasSynced() {
+		t.Fatal("synced before any list")
+	}
+	list := make([]*corev1.ConfigMap, 0, 200)
+	for i := range 200 {
+		list = append(list, cm("ns", string(rune('a'+i%26))+string(rune('a'+i/26)), ""))
+	}
+	f.Replace(list, "1")
+	f.Add(cm("ns", "after", ""))
+	popped := 0
+	for popped < 200 {
+		if f.HasSynced() {
+			t.Fatalf("synced after %d of 200 initial keys", popped)
+		}
+		f.Pop(func(_ ObjectName, _ Deltas[*corev1.ConfigMap], isInitial bool) {
+			if popped < 200 && !isInitial {
+				t.Fatalf("key %d of the initial list not marked initial", popped)
+			}
+			popped++
+		})
+	}
+	if !f.HasSynced() {
+		t.Fatal("not synced once the initial list was popped")
+	}
+}
+
+func TestDeltaFIFOResyncQueuesSyncForIdleKnownObjects(t *testing.T) {
+	idx := NewIndexer[*corev1.ConfigMap](nil)
+	idx.Add(cm("ns", "idle", "1"))
+	idx.Add(cm("ns", "busy", "1"))
+	f := NewDeltaFIFO[*corev1.ConfigMap](idx, nil)
+	f.Update(cm("ns", "busy", "2"))
+	f.Resync()
+	keys, deltas, _ := popAll(t, f)
+	got := map[string][]DeltaType{}
+	for i, k := range keys {
+		got[k.Name] = deltaTypes(deltas[i])
+	}
+	if !equalTypes(got["idle"], []DeltaType{Sync}) || !equalTypes(got["busy"], []DeltaType{Updated}) {
+		t.Fatalf("deltas = %v, want idle:[Sync] busy:[Updated]", got)
+	}
+}
+
+func TestDeltaFIFOAppliesTransform(t *testing.T) {
+	f := NewDeltaFIFO[*corev1.ConfigMap](nil, func(o *corev1.ConfigMap) *corev1.ConfigMap {
+		o.ManagedFields = nil
+		o.Data["seen"] = "yes"
+		return o
+	})
+	obj := cm("ns", "a", "1")
+	obj.ManagedFields = make([]metav1ManagedFieldsEntry, 1)
+	f.Add(obj)
+	f.Replace([]*corev1.ConfigMap{cm("ns", "b", "1")}, "1")
+	_, deltas, _ := popAll(t, f)
+	for _, d := range deltas {
+		o := d[len(d)-1].Object
+		if o.ManagedFields != nil || o.Data["seen"] != "yes" {
+			t.Fatalf("%s not transformed: %+v", o.Name, o)
+		}
+	}
+}
+
+func TestDeltaFIFOPopReturnsClosedOnceEmpty(t *testing.T) {
+	f := NewDeltaFIFO[*corev1.ConfigMap](nil, nil)
+	f.Add(cm("ns", "a", "1"))
+	f.Close()
+	n := 0
+	if err := f.Pop(func(ObjectName, Deltas[*corev1.ConfigMap], bool) { n++ }); err != nil || n != 1 {
+		t.Fatalf("first Pop after Close: err %v, %d items; want the queued item", err, n)
+	}
+	if err := f.Pop(func(ObjectName, Deltas[*corev1.ConfigMap], bool) {}); !errors.Is(err, ErrFIFOClosed) {
+		t.Fatalf("Pop on closed empty queue: %v", err)
+	}
+}
+
+func TestDeltaFIFOGivesBackStorageOnceDrained(t *testing.T) {
+	f := NewDeltaFIFO[*corev1.ConfigMap](nil, nil)
+	list := make([]*corev1.ConfigMap, 5000)
+	for i := range list {
+		list[i] = cm("ns", "o"+itoa(i), "")
+	}
+	f.Replace(list, "1")
+	popAll(t, f)
+	if cap(f.queue) != 0 || f.highWater != 0 {
+		t.Fatalf("drained queue keeps cap %d, high water %d", cap(f.queue), f.highWater)
+	}
+}

@@ -1,0 +1,271 @@
+package cache
+
+import (
+	"sync"
+	"time"
+)
+
+type notificationKind uint8
+
+const (
+	addNotification notificationKind = iota + 1
+	updateNotification
+	deleteNotification
+)
+
+// notification is stored by value in a listener's buffer, so distributing
+// an event allocates nothing per handler.
+type notification[T any] struct {
+	kind     notificationKind
+	old, new T
+	// flag is isInInitialList for adds and finalStateUnknown for deletes.
+	flag bool
+}
+
+// sharedProcessor fans notifications out to the listeners.
+type sharedProcessor[T any] struct {
+	lock      sync.RWMutex
+	listeners []*processorListener[T]
+	// syncing are the listeners due for a resync, chosen by shouldResync.
+	syncing []*processorListener[T]
+	started bool
+	wg      sync.WaitGroup
+}
+
+func (p *sharedProcessor[T]) distribute(n notification[T], isSync bool) {
+	p.lock.RLock()
+	targets := p.listeners
+	if isSync {
+		targets = p.syncing
+	}
+	for _, l := range targets {
+		l.add(n)
+	}
+	p.lock.RUnlock()
+}
+
+func (p *sharedProcessor[T]) addListener(l *processorListener[T]) {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	p.listeners = append(p.listeners, l)
+	p.syncing = append(p.syncing, l)
+	if p.started {
+		p.startLocked(l)
+	}
+}
+
+func (p *sharedProcessor[T]) startLocked(l *processorListener[T]) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		l.run()
+	}()
+}
+
+func (p *sharedProcessor[T]) removeListener(l *processorListener[T]) bool {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	found := false
+	p.listeners, found = without(p.listeners, l)
+	p.syncing, _ = without(p.syncing, l)
+	if found {
+		l.stop()
+	}
+	return found
+}
+
+// without returns s without l; it copies, because distribute may still be
+// iterating the old slice under a read lock taken earlier.
+func without[T any](s []*processorListener[T], l *processorListener[T]) ([]*processorListener[T], bool) {
+	out := make([]*processorListener[T], 0, len(s))
+	found := false
+	for _, x := range s {
+		if x == l {
+			found = true
+			continue
+		}
+		out = append(out, x)
+	}
+	return out, found
+}
+
+func (p *sharedProcessor[T]) run() {
+	p.lock.Lock()
+	p.started = true
+	for _, l := range p.listeners {
+		p.startLocked(l)
+	}
+	p.lock.Unlock()
+}
+
+func (p *sharedProcessor[T]) stop() {
+	p.lock.Lock()
+	for _, l := range p.listeners {
+		l.stop()
+	}
+	p.lock.Unlock()
+	p.wg.Wait()
+}
+
+// shouldResync picks the listeners whose resync is due and reports whether
+// there are any.
+func (p *sharedProcessor[T]) shouldResync(now time.Time) bool {
+	p.lock.Lock()
+	defer p.lock.Unlock()
+	p.syncing = nil
+	for _, l := range p.listeners {
+		if l.resyncDue(now) {
+			p.syncing = append(p.syncing, l)
+		}
+	}
+	return len(p.syncing) > 0
+}
+
+func (p *sharedProcessor[T]) registrations() []ResourceEventHandlerRegistration {
+	p.lock.RLock()
+	defer p.lock.RUnlock()
+	out := make([]ResourceEventHandlerRegistration, len(p.listeners))
+	for i, l := range p.listeners {
+		out[i] = l
+	}
+	return out
+}
+
+// processorListener delivers notifications to one handler from its own
+// goroutine. Its buffer is unbounded, so a slow handler never blocks the
+// informer or the other handlers. The goroutine takes the whole buffer at
+// once and hands it back empty, so the producer appends under a short lock
+// and the two sides never touch the same notification.
+type processorListener[T any] struct {
+	handler  ResourceEventHandler[T]
+	name     string
+	upstream func() bool // the informer's HasSynced
+
+	lock sync.Mutex
+	buf  []notification[T]
+	// spare is the previous batch's storage, reused for the next buffer.
+	spare []notification[T]
+	// inBatch is the size of the batch being delivered; initialPending
+	// counts initial-list adds not yet delivered.
+	inBatch        int
+	initialPending int
+	waiting        bool
+	stopped        bool
+	wake           chan struct{}
+
+	resyncPeriod time.Duration
+	nextResync   time.Time
+}
+
+func newProcessorListener[T any](h ResourceEventHandler[T], name string, resync time.Duration, upstream func() bool) *processorListener[T] {
+	return &processorListener[T]{
+		handler:      h,
+		name:         name,
+		upstream:     upstream,
+		wake:         make(chan struct{}, 1),
+		resyncPeriod: resync,
+		nextResync:   time.Now().Add(resync),
+	}
+}
+
+func (l *processorListener[T]) add(n notification[T]) {
+	l.lock.Lock()
+	if l.stopped {
+		l.lock.Unlock()
+		return
+	}
+	l.buf = append(l.buf, n)
+	if n.kind == addNotification && n.flag {
+		l.initialPending++
+	}
+	signal := l.waiting
+	l.waiting = false
+	l.lock.Unlock()
+	if signal {
+		select {
+		case l.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (l *processorListener[T]) run() {
+	var batch []notification[T]
+	for {
+		l.lock.Lock()
+		for i := range batch {
+			if batch[i].kind == addNotification && batch[i].flag {
+				l.initialPending--
+			}
+			batch[i] = notification[T]{}
+		}
+		l.spare, l.inBatch = batch[:0], 0
+		for len(l.buf) == 0 && !l.stopped {
+			l.waiting = true
+			l.lock.Unlock()
+			<-l.wake
+			l.lock.Lock()
+		}
+		if l.stopped {
+			l.buf = nil
+			l.lock.Unlock()
+			return
+		}
+		batch, l.buf = l.buf, l.spare
+		l.spare, l.inBatch = nil, len(batch)
+		l.lock.Unlock()
+
+		for i := range batch {
+			n := &batch[i]
+			switch n.kind {
+			case addNotification:
+				l.handler.OnAdd(n.new, n.flag)
+			case updateNotification:
+				l.handler.OnUpdate(n.old, n.new)
+			case deleteNotification:
+				l.handler.OnDelete(n.new, n.flag)
+			}
+		}
+	}
+}
+
+func (l *processorListener[T]) stop() {
+	l.lock.Lock()
+	l.stopped = true
+	l.lock.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// resyncDue is called with the processor locked.
+func (l *processorListener[T]) resyncDue(now time.Time) bool {
+	if l.resyncPeriod == 0 || now.Before(l.nextResync) {
+		return false
+	}
+	l.nextResync = now.Add(l.resyncPeriod)
+	return true
+}
+
+// HasSynced is true once the informer has synced and every initial add has
+// been delivered to this handler.
+func (l *processorListener[T]) HasSynced() bool {
+	if !l.upstream() {
+		return false
+	}
+	l.lock.Lock()
+	defer l.lock.Unlock()
+	return l.initialPending == 0
+}
+
+// Backlog is the number of notifications not yet delivered, counted per
+// batch: those waiting plus the whole batch being delivered.
+func (l *processorListener[T]) Backlog() int {
+	l.lock.Lock()
+	defer l.lock.Unlock()
+	return len(l.buf) + l.inBatch
+}
+
+// Name is the handler's name from HandlerOptions.
+func (l *processorListener[T]) Name() string { return l.name }

@@ -1,0 +1,300 @@
+package cache
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/klog/v2"
+)
+
+// ReflectorStore is what a Reflector writes into: a DeltaFIFO in an informer.
+type ReflectorStore[T any] interface {
+	Add(obj T) error
+	Update(obj T) error
+	Delete(obj T) error
+	Replace(list []T, resourceVersion string) error
+}
+
+// BackoffConfig is the Reflector's retry backoff: exponential from Initial
+// to Max, each wait stretched by a random factor in [1, 1+Jitter).
+type BackoffConfig struct {
+	Initial, Max time.Duration
+	Jitter       float64
+}
+
+// DefaultBackoff is client-go's: 800ms doubling to 30s, jitter 1.
+var DefaultBackoff = BackoffConfig{Initial: 800 * time.Millisecond, Max: 30 * time.Second, Jitter: 1}
+
+// ReflectorOptions tune a Reflector; zero values take the defaults.
+type ReflectorOptions struct {
+	// Name labels log lines and errors.
+	Name string
+	// PageSize is the limit of each List page; default 500.
+	PageSize int64
+	// MinWatchTimeout is the lower bound of the server-side watch timeout,
+	// which is jittered up to twice it; default 5 minutes.
+	MinWatchTimeout time.Duration
+	Backoff         BackoffConfig
+	// WatchErrorHandler is called for every error that ends a list or a
+	// watch; default logs it.
+	WatchErrorHandler WatchErrorHandler
+}
+
+// Reflector lists a resource, then watches it from the list's
+// resourceVersion, and keeps a store in step. A watch that ends or fails is
+// resumed from the last resourceVersion seen (bookmarks included); only a
+// 410 Gone, when the server no longer has that version, makes it relist.
+type Reflector[T Object] struct {
+	lw    ListerWatcher[T]
+	store ReflectorStore[T]
+	opts  ReflectorOptions
+
+	rvLock sync.RWMutex
+	lastRV string
+	// relistConsistent asks the next list to be a consistent read from etcd
+	// because the last one, from the watch cache, could not be served.
+	relistConsistent bool
+}
+
+// NewReflector returns a Reflector that keeps store in step with lw.
+func NewReflector[T Object](lw ListerWatcher[T], store ReflectorStore[T], opts ReflectorOptions) *Reflector[T] {
+	if opts.PageSize == 0 {
+		opts.PageSize = 500
+	}
+	if opts.MinWatchTimeout == 0 {
+		opts.MinWatchTimeout = 5 * time.Minute
+	}
+	if opts.Backoff.Initial == 0 {
+		opts.Backoff = DefaultBackoff
+	}
+	if opts.WatchErrorHandler == nil {
+		opts.WatchErrorHandler = defaultWatchErrorHandler(opts.Name)
+	}
+	return &Reflector[T]{lw: lw, store: store, opts: opts}
+}
+
+func defaultWatchErrorHandler(name string) WatchErrorHandler {
+	return func(ctx context.Context, err error) {
+		logger := klog.FromContext(ctx)
+		if isExpired(err) || errors.Is(err, errVeryShortWatch) {
+			logger.V(2).Info("Watch restarted", "reflector", name, "reason", err.Error())
+			return
+		}
+		logger.Error(err, "List or watch failed", "reflector", name)
+	}
+}
+
+// LastSyncResourceVersion is the resourceVersion of the last list, event or
+// bookmark seen.
+func (r *Reflector[T]) LastSyncResourceVersion() string {
+	r.rvLock.RLock()
+	defer r.rvLock.RUnlock()
+	return r.lastRV
+}
+
+func (r *Reflector[T]) setLastRV(rv string) {
+	r.rvLock.Lock()
+	r.lastRV = rv
+	r.rvLock.Unlock()
+}
+
+// Run lists and watches until ctx is done.
+func (r *Reflector[T]) Run(ctx context.Context) {
+	b := newBackoff(r.opts.Backoff)
+	for ctx.Err() == nil {
+		if err := r.list(ctx); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			r.opts.WatchErrorHandler(ctx, err)
+			if !b.wait(ctx) {
+				return
+			}
+			continue
+		}
+		r.watch(ctx, b)
+		// The watch returned for a 410: relist, but back off so that a
+		// server that keeps answering 410 is not hammered. The backoff was
+		// reset by the last healthy watch, so a first 410 waits briefly.
+		if ctx.Err() == nil && !b.wait(ctx) {
+			return
+		}
+	}
+}
+
+// list replaces the store's content with a full list. The first list reads
+// the apiserver's watch cache (resourceVersion "0"); a relist asks for at
+// least the last version seen; when either cannot be served, or a page's
+// continue token has expired, it falls back to a consistent list.
+func (r *Reflector[T]) list(ctx context.Context) error {
+	opts := metav1.ListOptions{ResourceVersion: r.relistResourceVersion(), Limit: r.opts.PageSize}
+	var items []T
+	for {
+		page, err := r.lw.List(ctx, opts)
+		if err != nil {
+			if (isExpired(err) || isTooLargeResourceVersion(err)) && (opts.ResourceVersion != "" || opts.Continue != "") {
+				// A page whose continue token expired is not retried page by
+				// page, where it could expire again: the list is read whole.
+				limit := r.opts.PageSize
+				if opts.Continue != "" {
+					limit = 0
+				}
+				r.relistConsistent = true
+				opts = metav1.ListOptions{Limit: limit}
+				items = nil
+				continue
+			}
+			return fmt.Errorf("%s: list: %w", r.opts.Name, err)
+		}
+		if items == nil && page.Continue == "" {
+			items = page.Items
+		} else {
+			items = append(items, page.Items...)
+		}
+		if page.Continue == "" {
+			if err := r.store.Replace(items, page.ResourceVersion); err != nil {
+				return fmt.Errorf("%s: replace: %w", r.opts.Name, err)
+			}
+			r.relistConsistent = false
+			r.setLastRV(page.ResourceVersion)
+			return nil
+		}
+		opts = metav1.ListOptions{Limit: r.opts.PageSize, Continue: page.Continue}
+	}
+}
+
+func (r *Reflector[T]) relistResourceVersion() string {
+	if r.relistConsistent {
+		return ""
+	}
+	if rv := r.LastSyncResourceVersion(); rv != "" {
+		return rv
+	}
+	return "0"
+}
+
+// watch watches from the last resourceVersion until ctx is done or the
+// server says that version is gone; then the caller relists.
+func (r *Reflector[T]) watch(ctx context.Context, b *backoff) {
+	for ctx.Err() == nil {
+		err := r.watchOnce(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			b.reset()
+			continue
+		}
+		r.opts.WatchErrorHandler(ctx, err)
+		if isExpired(err) {
+			return
+		}
+		if !b.wait(ctx) {
+			return
+		}
+	}
+}
+
+var errVeryShortWatch = errors.New("very short watch: the watch ended at once with no events")
+
+// watchOnce runs one watch to its end. It returns nil when the server ended
+// the watch normally after it had lasted or delivered something.
+func (r *Reflector[T]) watchOnce(ctx context.Context) error {
+	timeout := int64(r.opts.MinWatchTimeout.Seconds() * (1 + rand.Float64()))
+	start := time.Now()
+	w, err := r.lw.Watch(ctx, metav1.ListOptions{
+		ResourceVersion:     r.LastSyncResourceVersion(),
+		TimeoutSeconds:      &timeout,
+		AllowWatchBookmarks: true,
+	})
+	if err != nil {
+		return fmt.Errorf("%s: watch: %w", r.opts.Name, err)
+	}
+	defer w.Stop()
+	events := 0
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				if events == 0 && time.Since(start) < time.Second {
+					return errVeryShortWatch
+				}
+				return nil
+			}
+			if ev.Type == watch.Error {
+				return fmt.Errorf("%s: watch: %w", r.opts.Name, apierrors.FromObject(ev.Object))
+			}
+			obj, ok := ev.Object.(T)
+			if !ok {
+				return fmt.Errorf("%s: watch: unexpected %T in %s event", r.opts.Name, ev.Object, ev.Type)
+			}
+			events++
+			switch ev.Type {
+			case watch.Added:
+				err = r.store.Add(obj)
+			case watch.Modified:
+				err = r.store.Update(obj)
+			case watch.Deleted:
+				err = r.store.Delete(obj)
+			case watch.Bookmark:
+			default:
+				err = fmt.Errorf("unknown watch event type %q", ev.Type)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: watch: %w", r.opts.Name, err)
+			}
+			r.setLastRV(obj.GetResourceVersion())
+		}
+	}
+}
+
+// isExpired reports a 410 Gone or "too old resource version": the server
+// no longer has the resourceVersion asked for.
+func isExpired(err error) bool {
+	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) ||
+		strings.Contains(err.Error(), "too old resource version")
+}
+
+func isTooLargeResourceVersion(err error) bool {
+	return apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
+}
+
+type backoff struct {
+	cfg  BackoffConfig
+	next time.Duration
+}
+
+func newBackoff(cfg BackoffConfig) *backoff { return &backoff{cfg: cfg} }
+
+func (b *backoff) reset() { b.next = 0 }
+
+// wait sleeps for the next backoff step; false means ctx ended first.
+func (b *backoff) wait(ctx context.Context) bool {
+	if b.next == 0 {
+		b.next = b.cfg.Initial
+	} else if b.next = 2 * b.next; b.next > b.cfg.Max {
+		b.next = b.cfg.Max
+	}
+	d := b.next
+	if b.cfg.Jitter > 0 {
+		d += time.Duration(rand.Float64() * b.cfg.Jitter * float64(d))
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
