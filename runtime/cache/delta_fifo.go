@@ -60,6 +60,7 @@ func (d Deltas[T]) Newest() (Delta[T], bool) {
 type KnownObjects[T any] interface {
 	GetByKey(key ObjectName) (T, bool, error)
 	ListKeys() []ObjectName
+	Len() int
 }
 
 // ErrFIFOClosed is returned by Pop once the queue is closed.
@@ -153,6 +154,16 @@ func (f *DeltaFIFO[T]) Replace(list []T, _ string) error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 
+	// With nothing queued or known, as on the first list, nothing can have
+	// vanished or changed UID, and the list needs no key set.
+	if len(f.items) == 0 && f.knownLen() == 0 {
+		for _, obj := range list {
+			f.queueLocked(MetaObjectName(obj), Delta[T]{Type: Replaced, Object: f.transformed(obj)})
+		}
+		f.markPopulatedLocked()
+		return nil
+	}
+
 	inList := make(map[ObjectName]struct{}, len(list))
 	for _, obj := range list {
 		key := MetaObjectName(obj)
@@ -186,11 +197,24 @@ func (f *DeltaFIFO[T]) Replace(list []T, _ string) error {
 		}
 	}
 
+	f.markPopulatedLocked()
+	return nil
+}
+
+// markPopulatedLocked ends a Replace: the first one sets how many keys
+// must be popped before the queue has synced.
+func (f *DeltaFIFO[T]) markPopulatedLocked() {
 	if !f.populated {
 		f.populated = true
 		f.initialPopulationCount = len(f.items)
 	}
-	return nil
+}
+
+func (f *DeltaFIFO[T]) knownLen() int {
+	if f.knownObjects == nil {
+		return 0
+	}
+	return f.knownObjects.Len()
 }
 
 // lastKnownLocked returns the newest state of key: its newest queued delta,

@@ -131,6 +131,9 @@ func (p *sharedProcessor[T]) registrations() []ResourceEventHandlerRegistration 
 	return out
 }
 
+// maxSpare is the largest buffer a listener keeps for reuse.
+const maxSpare = 1024
+
 // processorListener delivers notifications to one handler from its own
 // goroutine. Its buffer is unbounded, so a slow handler never blocks the
 // informer or the other handlers. The goroutine takes the whole buffer at
@@ -198,6 +201,9 @@ func (l *processorListener[T]) run() {
 				l.initialPending--
 			}
 			batch[i] = notification[T]{}
+		}
+		if cap(batch) > maxSpare {
+			batch = nil // a burst's storage is not kept once it is delivered
 		}
 		l.spare, l.inBatch = batch[:0], 0
 		for len(l.buf) == 0 && !l.stopped {
