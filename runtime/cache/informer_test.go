@@ -1,7 +1,8 @@
-package cache
+package cache_test
 
 import (
 	"context"
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -23,12 +24,12 @@ type event struct {
 type recorder struct {
 	mu     sync.Mutex
 	events []event
-	last   map[ObjectName]*corev1.ConfigMap
+	last   map[cache.ObjectName]*corev1.ConfigMap
 	// gate, when set, blocks every call until it is closed.
 	gate chan struct{}
 }
 
-func newRecorder() *recorder { return &recorder{last: map[ObjectName]*corev1.ConfigMap{}} }
+func newRecorder() *recorder { return &recorder{last: map[cache.ObjectName]*corev1.ConfigMap{}} }
 
 func (r *recorder) record(e event) {
 	if r.gate != nil {
@@ -38,9 +39,9 @@ func (r *recorder) record(e event) {
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
 	if e.kind == "delete" {
-		r.last[MetaObjectName(e.obj)] = nil
+		r.last[cache.MetaObjectName(e.obj)] = nil
 	} else {
-		r.last[MetaObjectName(e.obj)] = e.obj
+		r.last[cache.MetaObjectName(e.obj)] = e.obj
 	}
 }
 
@@ -63,7 +64,7 @@ func (r *recorder) snapshot() []event {
 // sawFinalState reports whether the handler's last view of every key is
 // the server's state: the latest version of live objects, a delete for the
 // rest.
-func (r *recorder) sawFinalState(want map[ObjectName]*corev1.ConfigMap) bool {
+func (r *recorder) sawFinalState(want map[cache.ObjectName]*corev1.ConfigMap) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for k, o := range r.last {
@@ -80,10 +81,10 @@ func (r *recorder) sawFinalState(want map[ObjectName]*corev1.ConfigMap) bool {
 	return true
 }
 
-func startInformer(t *testing.T, s *fakeServer, opts SharedIndexInformerOptions[*corev1.ConfigMap], setup func(SharedIndexInformer[*corev1.ConfigMap])) (SharedIndexInformer[*corev1.ConfigMap], context.CancelFunc) {
+func startInformer(t *testing.T, s *server, opts cache.SharedIndexInformerOptions[*corev1.ConfigMap], setup func(cache.SharedIndexInformer[*corev1.ConfigMap])) (cache.SharedIndexInformer[*corev1.ConfigMap], context.CancelFunc) {
 	t.Helper()
 	opts.Reflector.Backoff = fastBackoff
-	inf := NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.lw(), opts)
+	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(), opts)
 	if setup != nil {
 		setup(inf)
 	}
@@ -100,7 +101,7 @@ func startInformer(t *testing.T, s *fakeServer, opts SharedIndexInformerOptions[
 	return inf, cancel
 }
 
-func addHandler(t *testing.T, inf SharedIndexInformer[*corev1.ConfigMap], h ResourceEventHandler[*corev1.ConfigMap], opts ...HandlerOptions) ResourceEventHandlerRegistration {
+func addHandler(t *testing.T, inf cache.SharedIndexInformer[*corev1.ConfigMap], h cache.ResourceEventHandler[*corev1.ConfigMap], opts ...cache.HandlerOptions) cache.ResourceEventHandlerRegistration {
 	t.Helper()
 	reg, err := inf.AddEventHandler(h, opts...)
 	if err != nil {
@@ -110,18 +111,18 @@ func addHandler(t *testing.T, inf SharedIndexInformer[*corev1.ConfigMap], h Reso
 }
 
 func TestInformerDeliversTypedEventsAndFillsTheIndexer(t *testing.T) {
-	s := newFakeServer()
-	s.create(cm("ns", "a", "1"))
+	s := newServer()
+	create(s, cm("ns", "a", "1"))
 	rec := newRecorder()
-	inf, _ := startInformer(t, s, SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf SharedIndexInformer[*corev1.ConfigMap]) {
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
 		addHandler(t, inf, rec)
 	})
-	if !WaitForCacheSync(context.Background(), inf.HasSynced) {
+	if !cache.WaitForCacheSync(context.Background(), inf.HasSynced) {
 		t.Fatal("never synced")
 	}
-	eventually(t, "watch", func() bool { return s.openWatches() == 1 })
-	s.update("ns", "a", "2")
-	final := s.delete("ns", "a")
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	update(s, "ns", "a", "2")
+	final := del(s, "ns", "a")
 	eventually(t, "events", func() bool { return len(rec.snapshot()) == 3 })
 
 	ev := rec.snapshot()
@@ -140,17 +141,17 @@ func TestInformerDeliversTypedEventsAndFillsTheIndexer(t *testing.T) {
 }
 
 func TestInformerHandlerAddedLaterGetsCacheReplayAndSyncs(t *testing.T) {
-	s := newFakeServer()
+	s := newServer()
 	for i := range 50 {
-		s.create(cm("ns", "o"+itoa(i), ""))
+		create(s, cm("ns", "o"+itoa(i), ""))
 	}
-	inf, _ := startInformer(t, s, SharedIndexInformerOptions[*corev1.ConfigMap]{}, nil)
-	WaitForCacheSync(context.Background(), inf.HasSynced)
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, nil)
+	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
 
 	rec := newRecorder()
 	rec.gate = make(chan struct{})
 	reg := addHandler(t, inf, rec)
-	s.create(cm("ns", "new", ""))
+	create(s, cm("ns", "new", ""))
 	eventually(t, "backlog", func() bool { return reg.Backlog() >= 50 })
 	if reg.HasSynced() {
 		t.Fatal("registration synced while its replay was blocked in the handler")
@@ -178,17 +179,17 @@ func TestInformerHandlerAddedLaterGetsCacheReplayAndSyncs(t *testing.T) {
 }
 
 func TestInformerSlowHandlerDoesNotBlockOthers(t *testing.T) {
-	s := newFakeServer()
+	s := newServer()
 	slow, fast := newRecorder(), newRecorder()
 	slow.gate = make(chan struct{})
-	inf, _ := startInformer(t, s, SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf SharedIndexInformer[*corev1.ConfigMap]) {
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
 		addHandler(t, inf, slow)
 		addHandler(t, inf, fast)
 	})
-	WaitForCacheSync(context.Background(), inf.HasSynced)
-	eventually(t, "watch", func() bool { return s.openWatches() == 1 })
+	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
 	for i := range 1000 {
-		s.create(cm("ns", "o"+itoa(i), ""))
+		create(s, cm("ns", "o"+itoa(i), ""))
 	}
 	eventually(t, "fast handler", func() bool { return len(fast.snapshot()) == 1000 })
 	eventually(t, "indexer", func() bool { return inf.GetIndexer().Len() == 1000 })
@@ -200,22 +201,22 @@ func TestInformerSlowHandlerDoesNotBlockOthers(t *testing.T) {
 }
 
 func TestInformerResyncReachesOnlyHandlersThatAskForIt(t *testing.T) {
-	s := newFakeServer()
-	s.create(cm("ns", "a", ""))
+	s := newServer()
+	create(s, cm("ns", "a", ""))
 	resyncing, quiet := newRecorder(), newRecorder()
 	period := 20 * time.Millisecond
-	inf, _ := startInformer(t, s, SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf SharedIndexInformer[*corev1.ConfigMap]) {
-		addHandler(t, inf, resyncing, HandlerOptions{ResyncPeriod: &period})
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
+		addHandler(t, inf, resyncing, cache.HandlerOptions{ResyncPeriod: &period})
 		addHandler(t, inf, quiet)
 	})
-	WaitForCacheSync(context.Background(), inf.HasSynced)
+	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
 	eventually(t, "resyncs", func() bool { return len(resyncing.snapshot()) >= 4 })
 	for _, e := range resyncing.snapshot()[1:] {
 		if e.kind != "update" || e.old != e.obj {
 			t.Fatalf("resync event %+v, want update with old == new", e)
 		}
 	}
-	s.update("ns", "a", "2")
+	update(s, "ns", "a", "2")
 	eventually(t, "real update", func() bool { return len(quiet.snapshot()) == 2 })
 	for _, e := range quiet.snapshot() {
 		if e.kind == "update" && e.old == e.obj {
@@ -225,19 +226,19 @@ func TestInformerResyncReachesOnlyHandlersThatAskForIt(t *testing.T) {
 }
 
 func TestInformerTransformAppliesBeforeCaching(t *testing.T) {
-	s := newFakeServer()
+	s := newServer()
 	obj := cm("ns", "a", "")
 	obj.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
-	s.create(obj)
+	create(s, obj)
 	rec := newRecorder()
-	inf, _ := startInformer(t, s, SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf SharedIndexInformer[*corev1.ConfigMap]) {
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
 		if err := inf.SetTransform(func(o *corev1.ConfigMap) *corev1.ConfigMap { o.ManagedFields = nil; return o }); err != nil {
 			t.Fatal(err)
 		}
 		addHandler(t, inf, rec)
 	})
-	WaitForCacheSync(context.Background(), inf.HasSynced)
-	cached, _, _ := inf.GetIndexer().GetByKey(NewObjectName("ns", "a"))
+	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
+	cached, _, _ := inf.GetIndexer().GetByKey(cache.NewObjectName("ns", "a"))
 	if cached.ManagedFields != nil {
 		t.Fatal("cached object kept managedFields")
 	}
@@ -251,21 +252,21 @@ func TestInformerTransformAppliesBeforeCaching(t *testing.T) {
 }
 
 func TestInformerRemovedHandlerStopsReceiving(t *testing.T) {
-	s := newFakeServer()
+	s := newServer()
 	kept, removed := newRecorder(), newRecorder()
-	var reg ResourceEventHandlerRegistration
-	inf, _ := startInformer(t, s, SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf SharedIndexInformer[*corev1.ConfigMap]) {
+	var reg cache.ResourceEventHandlerRegistration
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
 		addHandler(t, inf, kept)
 		reg = addHandler(t, inf, removed)
 	})
-	WaitForCacheSync(context.Background(), inf.HasSynced)
-	eventually(t, "watch", func() bool { return s.openWatches() == 1 })
-	s.create(cm("ns", "a", ""))
+	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	create(s, cm("ns", "a", ""))
 	eventually(t, "first", func() bool { return len(removed.snapshot()) == 1 && len(kept.snapshot()) == 1 })
 	if err := inf.RemoveEventHandler(reg); err != nil {
 		t.Fatal(err)
 	}
-	s.create(cm("ns", "b", ""))
+	create(s, cm("ns", "b", ""))
 	eventually(t, "second", func() bool { return len(kept.snapshot()) == 2 })
 	if n := len(removed.snapshot()); n != 1 {
 		t.Fatalf("removed handler got %d events", n)
@@ -276,9 +277,9 @@ func TestInformerRemovedHandlerStopsReceiving(t *testing.T) {
 }
 
 func TestInformerStopsOnCancelAndRunsOnce(t *testing.T) {
-	s := newFakeServer()
-	inf, cancel := startInformer(t, s, SharedIndexInformerOptions[*corev1.ConfigMap]{}, nil)
-	WaitForCacheSync(context.Background(), inf.HasSynced)
+	s := newServer()
+	inf, cancel := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, nil)
+	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
 	inf.Run(context.Background()) // second Run returns at once
 	cancel()
 	eventually(t, "stopped", inf.IsStopped)
@@ -295,9 +296,9 @@ func TestInformerConvergesUnderRandomFaults(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	s := newFakeServer()
+	s := newServer()
 	recs := []*recorder{newRecorder(), newRecorder(), newRecorder()}
-	inf, _ := startInformer(t, s, SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf SharedIndexInformer[*corev1.ConfigMap]) {
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
 		addHandler(t, inf, recs[0])
 		addHandler(t, inf, recs[1])
 	})
@@ -310,34 +311,34 @@ func TestInformerConvergesUnderRandomFaults(t *testing.T) {
 		name := names[rng.IntN(len(names))]
 		switch {
 		case !live[name]:
-			s.create(cm("ns", name, itoa(step)))
+			create(s, cm("ns", name, itoa(step)))
 			live[name] = true
 		case rng.IntN(3) == 0:
-			s.delete("ns", name)
+			del(s, "ns", name)
 			live[name] = false
 		default:
-			s.update("ns", name, itoa(step))
+			update(s, "ns", name, itoa(step))
 		}
 		switch r := rng.IntN(1000); {
 		case r < 10:
-			s.closeWatches()
+			s.CloseWatches()
 		case r < 15:
-			s.failWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 500, Reason: metav1.StatusReasonInternalError})
+			s.FailWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 500, Reason: metav1.StatusReasonInternalError})
 		case r < 20:
-			s.setDown(true)
+			s.SetDown(true)
 		case r < 25:
-			s.setDown(false)
+			s.SetDown(false)
 		case r < 28:
-			s.compact()
+			s.Compact()
 		case r < 30:
-			s.bookmark()
+			s.Bookmark()
 		}
 		if step == 1500 {
 			addHandler(t, inf, recs[2])
 		}
 	}
-	s.setDown(false)
-	want := s.state()
+	s.SetDown(false)
+	want := s.State()
 	eventually(t, "cache equals server", func() bool { return cacheMatches(inf.GetIndexer(), want) })
 	for i, r := range recs {
 		eventually(t, "handler "+itoa(i)+" saw final states", func() bool { return r.sawFinalState(want) })

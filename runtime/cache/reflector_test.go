@@ -1,8 +1,9 @@
-package cache
+package cache_test
 
 import (
 	"context"
 	"errors"
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"sync"
 	"testing"
 	"time"
@@ -12,24 +13,24 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// reflectorHarness runs a Reflector into a DeltaFIFO backed by an Indexer
-// and applies popped deltas to the Indexer, as an informer does.
+// reflectorHarness runs a cache.Reflector into a cache.DeltaFIFO backed by an cache.Indexer
+// and applies popped deltas to the cache.Indexer, as an informer does.
 type reflectorHarness struct {
-	server  *fakeServer
-	idx     Indexer[*corev1.ConfigMap]
-	fifo    *DeltaFIFO[*corev1.ConfigMap]
-	r       *Reflector[*corev1.ConfigMap]
+	server  *server
+	idx     cache.Indexer[*corev1.ConfigMap]
+	fifo    *cache.DeltaFIFO[*corev1.ConfigMap]
+	r       *cache.Reflector[*corev1.ConfigMap]
 	mu      sync.Mutex
 	errs    []error
-	deletes []Delta[*corev1.ConfigMap]
+	deletes []cache.Delta[*corev1.ConfigMap]
 	cancel  context.CancelFunc
 	done    chan struct{}
 }
 
-func startReflector(t *testing.T, s *fakeServer, opts ReflectorOptions) *reflectorHarness {
+func startReflector(t *testing.T, s *server, opts cache.ReflectorOptions) *reflectorHarness {
 	t.Helper()
-	h := &reflectorHarness{server: s, idx: NewIndexer[*corev1.ConfigMap](nil), done: make(chan struct{})}
-	h.fifo = NewDeltaFIFO[*corev1.ConfigMap](h.idx, nil)
+	h := &reflectorHarness{server: s, idx: cache.NewIndexer[*corev1.ConfigMap](nil), done: make(chan struct{})}
+	h.fifo = cache.NewDeltaFIFO[*corev1.ConfigMap](h.idx, nil)
 	if opts.Backoff.Initial == 0 {
 		opts.Backoff = fastBackoff
 	}
@@ -38,7 +39,7 @@ func startReflector(t *testing.T, s *fakeServer, opts ReflectorOptions) *reflect
 		h.errs = append(h.errs, err)
 		h.mu.Unlock()
 	}
-	h.r = NewReflector[*corev1.ConfigMap](s.lw(), h.fifo, opts)
+	h.r = cache.NewReflector[*corev1.ConfigMap](s.ListerWatcher(), h.fifo, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	go func() {
@@ -53,9 +54,9 @@ func startReflector(t *testing.T, s *fakeServer, opts ReflectorOptions) *reflect
 	return h
 }
 
-func (h *reflectorHarness) apply(_ ObjectName, deltas Deltas[*corev1.ConfigMap], _ bool) {
+func (h *reflectorHarness) apply(_ cache.ObjectName, deltas cache.Deltas[*corev1.ConfigMap], _ bool) {
 	for _, d := range deltas {
-		if d.Type == Deleted {
+		if d.Type == cache.Deleted {
 			h.idx.Delete(d.Object)
 			h.mu.Lock()
 			h.deletes = append(h.deletes, d)
@@ -81,10 +82,10 @@ func (h *reflectorHarness) errors() []error {
 // inSync reports whether the cache holds exactly the server's objects at
 // their latest versions.
 func (h *reflectorHarness) inSync() bool {
-	return cacheMatches(h.idx, h.server.state())
+	return cacheMatches(h.idx, h.server.State())
 }
 
-func cacheMatches(idx Indexer[*corev1.ConfigMap], want map[ObjectName]*corev1.ConfigMap) bool {
+func cacheMatches(idx cache.Indexer[*corev1.ConfigMap], want map[cache.ObjectName]*corev1.ConfigMap) bool {
 	if idx.Len() != len(want) {
 		return false
 	}
@@ -98,15 +99,15 @@ func cacheMatches(idx Indexer[*corev1.ConfigMap], want map[ObjectName]*corev1.Co
 }
 
 func TestReflectorListsInPagesFromWatchCacheThenWatchesFromListVersion(t *testing.T) {
-	s := newFakeServer()
+	s := newServer()
 	for i := range 7 {
-		s.create(cm("ns", "o"+itoa(i), ""))
+		create(s, cm("ns", "o"+itoa(i), ""))
 	}
-	h := startReflector(t, s, ReflectorOptions{PageSize: 3, MinWatchTimeout: time.Minute})
-	eventually(t, "watch", func() bool { return s.openWatches() == 1 })
+	h := startReflector(t, s, cache.ReflectorOptions{PageSize: 3, MinWatchTimeout: time.Minute})
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
 	eventually(t, "cache", h.inSync)
 
-	lists, watches := s.calls()
+	lists, watches := s.Calls()
 	if len(lists) != 3 || lists[0].ResourceVersion != "0" || lists[0].Limit != 3 || lists[1].Continue == "" || lists[2].Continue == "" {
 		t.Fatalf("list calls = %+v, want 3 pages starting at resourceVersion 0", lists)
 	}
@@ -114,17 +115,17 @@ func TestReflectorListsInPagesFromWatchCacheThenWatchesFromListVersion(t *testin
 	if w.ResourceVersion != "7" || !w.AllowWatchBookmarks || w.TimeoutSeconds == nil || *w.TimeoutSeconds < 60 || *w.TimeoutSeconds >= 120 {
 		t.Fatalf("watch options = %+v, want rv 7, bookmarks, timeout in [60s, 120s)", w)
 	}
-	s.create(cm("ns", "later", ""))
+	create(s, cm("ns", "later", ""))
 	eventually(t, "watched create", h.inSync)
 }
 
 func TestReflectorFallsBackToConsistentListWhenWatchCacheCannotServe(t *testing.T) {
-	s := newFakeServer()
-	s.create(cm("ns", "a", ""))
-	s.rv0Unservable = true
-	h := startReflector(t, s, ReflectorOptions{})
+	s := newServer()
+	create(s, cm("ns", "a", ""))
+	s.SetRV0Unservable(true)
+	h := startReflector(t, s, cache.ReflectorOptions{})
 	eventually(t, "cache", h.inSync)
-	lists, _ := s.calls()
+	lists, _ := s.Calls()
 	if len(lists) != 2 || lists[0].ResourceVersion != "0" || lists[1].ResourceVersion != "" {
 		t.Fatalf("list calls = %+v, want rv 0 then a consistent list", lists)
 	}
@@ -134,14 +135,14 @@ func TestReflectorFallsBackToConsistentListWhenWatchCacheCannotServe(t *testing.
 }
 
 func TestReflectorRestartsListWhenContinueTokenExpires(t *testing.T) {
-	s := newFakeServer()
+	s := newServer()
 	for i := range 4 {
-		s.create(cm("ns", "o"+itoa(i), ""))
+		create(s, cm("ns", "o"+itoa(i), ""))
 	}
-	s.expireContinues = 1
-	h := startReflector(t, s, ReflectorOptions{PageSize: 2})
+	s.ExpireNextContinues(1)
+	h := startReflector(t, s, cache.ReflectorOptions{PageSize: 2})
 	eventually(t, "cache", h.inSync)
-	lists, _ := s.calls()
+	lists, _ := s.Calls()
 	last := lists[len(lists)-1]
 	if len(lists) != 3 || last.ResourceVersion != "" || last.Continue != "" {
 		t.Fatalf("list calls = %+v, want page, expired page, consistent list", lists)
@@ -149,22 +150,22 @@ func TestReflectorRestartsListWhenContinueTokenExpires(t *testing.T) {
 }
 
 func TestReflectorResumesFromLastVersionAfterWatchEnds(t *testing.T) {
-	s := newFakeServer()
-	s.create(cm("ns", "a", ""))
-	h := startReflector(t, s, ReflectorOptions{})
-	eventually(t, "watch", func() bool { return s.openWatches() == 1 })
-	s.update("ns", "a", "2") // rv 2
+	s := newServer()
+	create(s, cm("ns", "a", ""))
+	h := startReflector(t, s, cache.ReflectorOptions{})
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	update(s, "ns", "a", "2") // rv 2
 	eventually(t, "update", h.inSync)
-	s.closeWatches()
-	eventually(t, "second watch", func() bool { return s.openWatches() == 1 })
-	s.create(cm("ns", "b", "")) // rv 3
-	s.bookmark()                // bookmark at rv 3
+	s.CloseWatches()
+	eventually(t, "second watch", func() bool { return s.OpenWatches() == 1 })
+	create(s, cm("ns", "b", "")) // rv 3
+	s.Bookmark()                 // bookmark at rv 3
 	eventually(t, "create", h.inSync)
 	eventually(t, "bookmark", func() bool { return h.r.LastSyncResourceVersion() == "3" })
-	s.closeWatches()
-	eventually(t, "third watch", func() bool { return s.openWatches() == 1 })
+	s.CloseWatches()
+	eventually(t, "third watch", func() bool { return s.OpenWatches() == 1 })
 
-	lists, watches := s.calls()
+	lists, watches := s.Calls()
 	if len(lists) != 1 {
 		t.Fatalf("relisted %d times after normal watch ends; want no relist", len(lists)-1)
 	}
@@ -174,33 +175,33 @@ func TestReflectorResumesFromLastVersionAfterWatchEnds(t *testing.T) {
 }
 
 func TestReflectorResumesAfterWatchErrorAndReportsIt(t *testing.T) {
-	s := newFakeServer()
-	s.create(cm("ns", "a", ""))
-	h := startReflector(t, s, ReflectorOptions{})
-	eventually(t, "watch", func() bool { return s.openWatches() == 1 })
-	s.failWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 500, Reason: metav1.StatusReasonInternalError, Message: "etcd hiccup"})
-	s.update("ns", "a", "2")
+	s := newServer()
+	create(s, cm("ns", "a", ""))
+	h := startReflector(t, s, cache.ReflectorOptions{})
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	s.FailWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 500, Reason: metav1.StatusReasonInternalError, Message: "etcd hiccup"})
+	update(s, "ns", "a", "2")
 	eventually(t, "update after error", h.inSync)
 	errs := h.errors()
 	if len(errs) != 1 || !apierrors.IsInternalError(errs[0]) {
 		t.Fatalf("watch error handler got %v, want the internal error once", errs)
 	}
-	if lists, _ := s.calls(); len(lists) != 1 {
+	if lists, _ := s.Calls(); len(lists) != 1 {
 		t.Fatalf("relisted after a non-410 watch error (%d lists)", len(lists))
 	}
 }
 
 func TestReflectorRetriesWatchWhileServerIsDown(t *testing.T) {
-	s := newFakeServer()
-	s.create(cm("ns", "a", ""))
-	h := startReflector(t, s, ReflectorOptions{})
-	eventually(t, "watch", func() bool { return s.openWatches() == 1 })
-	s.setDown(true)
+	s := newServer()
+	create(s, cm("ns", "a", ""))
+	h := startReflector(t, s, cache.ReflectorOptions{})
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	s.SetDown(true)
 	eventually(t, "failed retries", func() bool { return len(h.errors()) >= 3 })
-	s.update("ns", "a", "2") // happens while the reflector is cut off
-	s.setDown(false)
+	update(s, "ns", "a", "2") // happens while the reflector is cut off
+	s.SetDown(false)
 	eventually(t, "catch up", h.inSync)
-	if lists, _ := s.calls(); len(lists) != 1 {
+	if lists, _ := s.Calls(); len(lists) != 1 {
 		t.Fatalf("relisted %d times; the change log still had the versions", len(lists)-1)
 	}
 }
@@ -208,37 +209,32 @@ func TestReflectorRetriesWatchWhileServerIsDown(t *testing.T) {
 func TestReflectorRelistsOn410AndTombstonesWhatVanished(t *testing.T) {
 	for _, how := range []string{"at watch start", "in an error event"} {
 		t.Run(how, func(t *testing.T) {
-			s := newFakeServer()
-			s.create(cm("ns", "gone", "last-known"))
-			s.create(cm("ns", "kept", ""))
-			h := startReflector(t, s, ReflectorOptions{})
-			eventually(t, "watch", func() bool { return s.openWatches() == 1 })
+			s := newServer()
+			create(s, cm("ns", "gone", "last-known"))
+			create(s, cm("ns", "kept", ""))
+			h := startReflector(t, s, cache.ReflectorOptions{})
+			eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
 			eventually(t, "initial", h.inSync)
 
 			// The object is deleted and the log compacted where the
 			// reflector cannot see it: while it is cut off, or with its
 			// watch detached, so that only a relist can find the delete.
 			if how == "at watch start" {
-				s.setDown(true)
+				s.SetDown(true)
 			}
-			s.mu.Lock()
-			detached := s.watchers
-			s.watchers = map[*fakeWatcher]struct{}{}
-			s.mu.Unlock()
-			s.delete("ns", "gone")
-			s.compact()
-			s.mu.Lock()
-			s.watchers = detached
-			s.mu.Unlock()
+			s.Detached(func() {
+				del(s, "ns", "gone")
+				s.Compact()
+			})
 			if how == "at watch start" {
-				s.setDown(false)
+				s.SetDown(false)
 			} else {
-				s.failWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+				s.FailWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
 			}
 
 			eventually(t, "relist", h.inSync)
 			h.mu.Lock()
-			deletes := append([]Delta[*corev1.ConfigMap](nil), h.deletes...)
+			deletes := append([]cache.Delta[*corev1.ConfigMap](nil), h.deletes...)
 			h.mu.Unlock()
 			if len(deletes) != 1 || !deletes[0].FinalStateUnknown || deletes[0].Object.Data["v"] != "last-known" {
 				t.Fatalf("deletes = %+v, want one tombstone with the last known state", deletes)
@@ -255,10 +251,10 @@ func TestReflectorRelistsOn410AndTombstonesWhatVanished(t *testing.T) {
 }
 
 func TestReflectorBacksOffOnListErrors(t *testing.T) {
-	s := newFakeServer()
-	s.listErrs = []error{errors.New("boom 1"), errors.New("boom 2")}
-	s.create(cm("ns", "a", ""))
-	h := startReflector(t, s, ReflectorOptions{Backoff: BackoffConfig{Initial: 20 * time.Millisecond, Max: time.Second}})
+	s := newServer()
+	s.FailNextLists(errors.New("boom 1"), errors.New("boom 2"))
+	create(s, cm("ns", "a", ""))
+	h := startReflector(t, s, cache.ReflectorOptions{Backoff: cache.BackoffConfig{Initial: 20 * time.Millisecond, Max: time.Second}})
 	start := time.Now()
 	eventually(t, "cache", h.inSync)
 	// Two failures wait at least 20ms and then 40ms.
@@ -271,9 +267,9 @@ func TestReflectorBacksOffOnListErrors(t *testing.T) {
 }
 
 func TestReflectorStopsPromptlyOnCancel(t *testing.T) {
-	s := newFakeServer()
-	s.setDown(true)
-	h := startReflector(t, s, ReflectorOptions{Backoff: BackoffConfig{Initial: time.Hour, Max: time.Hour}})
+	s := newServer()
+	s.SetDown(true)
+	h := startReflector(t, s, cache.ReflectorOptions{Backoff: cache.BackoffConfig{Initial: time.Hour, Max: time.Hour}})
 	eventually(t, "first failure", func() bool { return len(h.errors()) == 1 })
 	h.cancel()
 	select {

@@ -1,0 +1,434 @@
+// Package cachetest is an in-memory apiserver for one resource, for unit
+// tests of informers and controllers. It keeps a change log that watches
+// replay from any resourceVersion newer than the last compaction, checks
+// resourceVersions on update as the apiserver does, and lets a test close
+// or fail watches, compact the log, send bookmarks and take the server away.
+package cachetest
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
+)
+
+// Server serves one resource.
+type Server[T cache.Object] struct {
+	resource schema.GroupResource
+
+	mu        sync.Mutex
+	rv        int64
+	uid       int64
+	objs      map[cache.ObjectName]T
+	log       []watch.Event
+	compacted int64
+	watchers  map[*watcher]struct{}
+	down      bool
+
+	listErrs        []error
+	watchErrs       []error
+	rv0Unservable   bool
+	expireContinues int
+
+	lists   []metav1.ListOptions
+	watches []metav1.ListOptions
+}
+
+// NewServer returns an empty server; resource names it in errors.
+func NewServer[T cache.Object](resource schema.GroupResource) *Server[T] {
+	return &Server[T]{resource: resource, objs: map[cache.ObjectName]T{}, watchers: map[*watcher]struct{}{}}
+}
+
+// ErrRefused is what List and Watch return while the server is down.
+var ErrRefused = fmt.Errorf("dial tcp 127.0.0.1:6443: connect: connection refused")
+
+func deepCopy[T cache.Object](obj T) T { return obj.DeepCopyObject().(T) }
+
+// ListerWatcher lists and watches the server.
+func (s *Server[T]) ListerWatcher() *cache.ListWatch[T] {
+	return &cache.ListWatch[T]{ListFunc: s.List, WatchFunc: s.Watch}
+}
+
+// Create stores a copy of obj with a new UID and resourceVersion.
+func (s *Server[T]) Create(obj T) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var zero T
+	key := cache.MetaObjectName(obj)
+	if _, ok := s.objs[key]; ok {
+		return zero, apierrors.NewAlreadyExists(s.resource, key.Name)
+	}
+	obj = deepCopy(obj)
+	s.uid++
+	obj.SetUID(types.UID("uid-" + strconv.FormatInt(s.uid, 10)))
+	obj.SetGeneration(1)
+	s.commitLocked(watch.Added, obj)
+	return deepCopy(obj), nil
+}
+
+// Update replaces the stored object. A non-empty resourceVersion that is
+// not the stored one is a conflict, as on a real apiserver.
+func (s *Server[T]) Update(obj T) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var zero T
+	key := cache.MetaObjectName(obj)
+	cur, ok := s.objs[key]
+	if !ok {
+		return zero, apierrors.NewNotFound(s.resource, key.Name)
+	}
+	if rv := obj.GetResourceVersion(); rv != "" && rv != cur.GetResourceVersion() {
+		return zero, apierrors.NewConflict(s.resource, key.Name, fmt.Errorf("the object has been modified"))
+	}
+	obj = deepCopy(obj)
+	obj.SetUID(cur.GetUID())
+	obj.SetGeneration(cur.GetGeneration())
+	s.commitLocked(watch.Modified, obj)
+	return deepCopy(obj), nil
+}
+
+// Mutate applies fn to a copy of the stored object and stores it.
+func (s *Server[T]) Mutate(key cache.ObjectName, fn func(T)) (T, error) {
+	cur, err := s.Get(key)
+	if err != nil {
+		return cur, err
+	}
+	fn(cur)
+	return s.Update(cur)
+}
+
+// Delete removes the object and returns its final state.
+func (s *Server[T]) Delete(key cache.ObjectName) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var zero T
+	cur, ok := s.objs[key]
+	if !ok {
+		return zero, apierrors.NewNotFound(s.resource, key.Name)
+	}
+	obj := deepCopy(cur)
+	s.commitLocked(watch.Deleted, obj)
+	return deepCopy(obj), nil
+}
+
+// Get returns a copy of the stored object.
+func (s *Server[T]) Get(key cache.ObjectName) (T, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var zero T
+	cur, ok := s.objs[key]
+	if !ok {
+		return zero, apierrors.NewNotFound(s.resource, key.Name)
+	}
+	return deepCopy(cur), nil
+}
+
+func (s *Server[T]) commitLocked(t watch.EventType, obj T) {
+	s.rv++
+	obj.SetResourceVersion(strconv.FormatInt(s.rv, 10))
+	if t == watch.Deleted {
+		delete(s.objs, cache.MetaObjectName(obj))
+	} else {
+		s.objs[cache.MetaObjectName(obj)] = obj
+	}
+	ev := watch.Event{Type: t, Object: obj}
+	s.log = append(s.log, ev)
+	for w := range s.watchers {
+		w.send(ev)
+	}
+}
+
+// State returns the stored objects by key. They must not be modified.
+func (s *Server[T]) State() map[cache.ObjectName]T {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[cache.ObjectName]T, len(s.objs))
+	for k, v := range s.objs {
+		out[k] = v
+	}
+	return out
+}
+
+// Compact forgets the change log: watches from older versions get 410.
+func (s *Server[T]) Compact() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.compacted = s.rv
+	s.log = nil
+}
+
+// CloseWatches ends every open watch, as a server-side timeout would.
+func (s *Server[T]) CloseWatches() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closeWatchesLocked()
+}
+
+func (s *Server[T]) closeWatchesLocked() {
+	for w := range s.watchers {
+		w.close()
+		delete(s.watchers, w)
+	}
+}
+
+// FailWatches sends an error event carrying status to every open watch,
+// then ends it.
+func (s *Server[T]) FailWatches(status *metav1.Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for w := range s.watchers {
+		w.send(watch.Event{Type: watch.Error, Object: status})
+		w.close()
+		delete(s.watchers, w)
+	}
+}
+
+// Bookmark sends a bookmark at the current resourceVersion to every open
+// watch.
+func (s *Server[T]) Bookmark() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for w := range s.watchers {
+		var zero T
+		bm := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+		bm.SetResourceVersion(strconv.FormatInt(s.rv, 10))
+		w.send(watch.Event{Type: watch.Bookmark, Object: bm})
+	}
+}
+
+// SetDown cuts the ListerWatcher off (List and Watch fail with ErrRefused
+// and open watches end) or connects it again. Writes still go through, as
+// other clients' would during the informer's outage.
+func (s *Server[T]) SetDown(down bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.down = down
+	if down {
+		s.closeWatchesLocked()
+	}
+}
+
+// Detached runs fn with no watch open to its changes and the server up:
+// what fn does is seen only through a relist or a replay of the log.
+func (s *Server[T]) Detached(fn func()) {
+	s.mu.Lock()
+	saved, wasDown := s.watchers, s.down
+	s.watchers, s.down = map[*watcher]struct{}{}, false
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.watchers, s.down = saved, wasDown
+		s.mu.Unlock()
+	}()
+	fn()
+}
+
+// FailNextLists makes the next List calls return errs, one each.
+func (s *Server[T]) FailNextLists(errs ...error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listErrs = append(s.listErrs, errs...)
+}
+
+// FailNextWatches makes the next Watch calls return errs, one each.
+func (s *Server[T]) FailNextWatches(errs ...error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watchErrs = append(s.watchErrs, errs...)
+}
+
+// SetRV0Unservable makes lists at resourceVersion "0" fail with 410, as
+// when the watch cache cannot serve them.
+func (s *Server[T]) SetRV0Unservable(v bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rv0Unservable = v
+}
+
+// ExpireNextContinues makes the next n continue tokens expired.
+func (s *Server[T]) ExpireNextContinues(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.expireContinues = n
+}
+
+// OpenWatches is the number of watches open now.
+func (s *Server[T]) OpenWatches() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.watchers)
+}
+
+// Calls returns the options of every List and Watch call so far.
+func (s *Server[T]) Calls() (lists, watches []metav1.ListOptions) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]metav1.ListOptions(nil), s.lists...), append([]metav1.ListOptions(nil), s.watches...)
+}
+
+// List serves a page. A continue token is "<list rv>/<offset>" into the
+// current state; it expires with a compaction past its version.
+func (s *Server[T]) List(_ context.Context, opts metav1.ListOptions) (cache.ListPage[T], error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lists = append(s.lists, opts)
+	if s.down {
+		return cache.ListPage[T]{}, ErrRefused
+	}
+	if len(s.listErrs) > 0 {
+		err := s.listErrs[0]
+		s.listErrs = s.listErrs[1:]
+		return cache.ListPage[T]{}, err
+	}
+	if opts.ResourceVersion == "0" && s.rv0Unservable {
+		return cache.ListPage[T]{}, apierrors.NewResourceExpired("too old resource version: 0")
+	}
+	start, listRV := 0, s.rv
+	if opts.Continue != "" {
+		var tokRV int64
+		if _, err := fmt.Sscanf(opts.Continue, "%d/%d", &tokRV, &start); err != nil {
+			return cache.ListPage[T]{}, apierrors.NewBadRequest("bad continue token")
+		}
+		if tokRV < s.compacted || s.expireContinues > 0 {
+			s.expireContinues--
+			return cache.ListPage[T]{}, apierrors.NewResourceExpired("continue token expired")
+		}
+		listRV = tokRV
+	}
+	keys := make([]cache.ObjectName, 0, len(s.objs))
+	for k := range s.objs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+	if start > len(keys) {
+		start = len(keys)
+	}
+	end := len(keys)
+	page := cache.ListPage[T]{ResourceVersion: strconv.FormatInt(listRV, 10)}
+	if opts.Limit > 0 && start+int(opts.Limit) < end {
+		end = start + int(opts.Limit)
+		page.Continue = fmt.Sprintf("%d/%d", listRV, end)
+	}
+	for _, k := range keys[start:end] {
+		page.Items = append(page.Items, deepCopy(s.objs[k]))
+	}
+	return page, nil
+}
+
+// Watch replays the log after opts.ResourceVersion, then streams changes.
+func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watches = append(s.watches, opts)
+	if s.down {
+		return nil, ErrRefused
+	}
+	if len(s.watchErrs) > 0 {
+		err := s.watchErrs[0]
+		s.watchErrs = s.watchErrs[1:]
+		return nil, err
+	}
+	from, err := strconv.ParseInt(opts.ResourceVersion, 10, 64)
+	if err != nil {
+		return nil, apierrors.NewBadRequest("bad resourceVersion " + opts.ResourceVersion)
+	}
+	if from < s.compacted {
+		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, s.compacted))
+	}
+	w := newWatcher(func(w *watcher) {
+		s.mu.Lock()
+		delete(s.watchers, w)
+		s.mu.Unlock()
+	})
+	for _, ev := range s.log {
+		if rvOf(ev) > from {
+			w.send(ev)
+		}
+	}
+	s.watchers[w] = struct{}{}
+	return w, nil
+}
+
+func rvOf(ev watch.Event) int64 {
+	n, _ := strconv.ParseInt(ev.Object.(metav1.Object).GetResourceVersion(), 10, 64)
+	return n
+}
+
+// watcher delivers events through an unbounded queue, so the server never
+// blocks on a slow reader.
+type watcher struct {
+	onStop  func(*watcher)
+	mu      sync.Mutex
+	cond    sync.Cond
+	queue   []watch.Event
+	closed  bool
+	stopped bool
+	ch      chan watch.Event
+	done    chan struct{}
+}
+
+func newWatcher(onStop func(*watcher)) *watcher {
+	w := &watcher{onStop: onStop, ch: make(chan watch.Event), done: make(chan struct{})}
+	w.cond.L = &w.mu
+	go w.pump()
+	return w
+}
+
+func (w *watcher) send(ev watch.Event) {
+	w.mu.Lock()
+	w.queue = append(w.queue, ev)
+	w.mu.Unlock()
+	w.cond.Signal()
+}
+
+func (w *watcher) close() {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	w.cond.Signal()
+}
+
+func (w *watcher) pump() {
+	defer close(w.ch)
+	for {
+		w.mu.Lock()
+		for len(w.queue) == 0 && !w.closed && !w.stopped {
+			w.cond.Wait()
+		}
+		if w.stopped || len(w.queue) == 0 {
+			w.mu.Unlock()
+			return
+		}
+		ev := w.queue[0]
+		w.queue = w.queue[1:]
+		w.mu.Unlock()
+		select {
+		case w.ch <- ev:
+		case <-w.done:
+			return
+		}
+	}
+}
+
+func (w *watcher) Stop() {
+	w.onStop(w)
+	w.mu.Lock()
+	if !w.stopped {
+		w.stopped = true
+		close(w.done)
+	}
+	w.mu.Unlock()
+	w.cond.Signal()
+}
+
+func (w *watcher) ResultChan() <-chan watch.Event { return w.ch }
