@@ -181,6 +181,8 @@ type ResourceEventHandlerRegistration interface {
 	HasSynced() bool
 	// Backlog is how many notifications wait in the handler's buffer.
 	Backlog() int
+	// Name is HandlerOptions.Name, or the handler's position.
+	Name() string
 }
 
 // InformerSynced reports whether an informer or a handler has synced.
@@ -206,6 +208,13 @@ type Informer interface {
 	ListObjects() []runtime.Object
 	// GetObject returns one cached object, untyped.
 	GetObject(key ObjectName) (runtime.Object, bool)
+	// Len is the number of cached objects.
+	Len() int
+	// Description names the informer: SharedIndexInformerOptions'
+	// ObjectDescription, by default the object's Go type.
+	Description() string
+	// HandlerRegistrations are the current handlers, for metrics.
+	HandlerRegistrations() []ResourceEventHandlerRegistration
 }
 
 // WatchErrorHandler is called for every error that ends a list or a watch.

@@ -239,6 +239,9 @@ func (s *sharedIndexInformer[T]) HandlerRegistrations() []ResourceEventHandlerRe
 	return s.processor.registrations()
 }
 
+func (s *sharedIndexInformer[T]) Len() int            { return s.indexer.Len() }
+func (s *sharedIndexInformer[T]) Description() string { return s.reflectorOpts.Name }
+
 func (s *sharedIndexInformer[T]) GetIndexer() Indexer[T] { return s.indexer }
 func (s *sharedIndexInformer[T]) GetStore() Store[T]     { return s.indexer }
 

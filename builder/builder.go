@@ -1,0 +1,352 @@
+// Package builder reads the markers of loaded packages and fills a
+// model.Project: groups, versions and kinds with every name the
+// generators use, and what the deep-copy and register generators write.
+package builder
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/version"
+
+	"github.com/ctrlgen/ctrlgen/loader"
+	"github.com/ctrlgen/ctrlgen/markers"
+	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/typegraph"
+)
+
+// Options are the parts of a project that do not come from markers.
+type Options struct {
+	Module      string
+	OutputDir   string
+	OutputPkg   string
+	Boilerplate string
+	// PluralExceptions map kinds to plurals ("Endpoints" → "Endpoints"),
+	// on top of plural.DefaultExceptions.
+	PluralExceptions map[string]string
+}
+
+// Build returns the project the loaded packages describe, and warnings.
+// The error lists every marker problem, each with its file:line.
+func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagnostic, error) {
+	b := &builder{prog: prog, opts: opts, graph: typegraph.New(prog, prog.Fset), groups: map[string]*model.Group{}, versions: map[string]string{}}
+	p := &model.Project{
+		Module:      opts.Module,
+		OutputDir:   opts.OutputDir,
+		OutputPkg:   opts.OutputPkg,
+		Boilerplate: opts.Boilerplate,
+	}
+	p.ClientsetPkg = opts.OutputPkg + "/clientset/versioned"
+	p.ClientsetSchemePkg = p.ClientsetPkg + "/scheme"
+	p.ClientsetFakePkg = p.ClientsetPkg + "/fake"
+	p.ListersPkg = opts.OutputPkg + "/listers"
+	p.InformersPkg = opts.OutputPkg + "/informers/externalversions"
+	p.InternalInterfacesPkg = p.InformersPkg + "/internalinterfaces"
+
+	var apis []*apiPackage
+	for _, lp := range prog.Roots {
+		apis = append(apis, b.read(lp))
+	}
+	if err := b.prefetch(apis); err != nil {
+		return nil, nil, err
+	}
+	for _, a := range apis {
+		p.Packages = append(p.Packages, b.pkg(p, a))
+	}
+	p.Groups = b.sortedGroups()
+	b.checkNames(p.Groups)
+	if len(b.errs) > 0 {
+		return nil, b.warnings, errors.Join(b.errs...)
+	}
+	model.DeriveClientNames(p)
+	if err := model.FindUserExpansions(p); err != nil {
+		return nil, b.warnings, err
+	}
+	return p, b.warnings, nil
+}
+
+type builder struct {
+	prog     *loader.Program
+	opts     Options
+	graph    *typegraph.Graph
+	groups   map[string]*model.Group
+	versions map[string]string // "group/version" → package
+	errs     []error
+	warnings []markers.Diagnostic
+}
+
+func (b *builder) report(diags []markers.Diagnostic) {
+	for _, d := range diags {
+		if d.Warning {
+			b.warnings = append(b.warnings, d)
+		} else {
+			b.errs = append(b.errs, d)
+		}
+	}
+}
+
+func (b *builder) warnf(pos token.Position, format string, args ...any) {
+	b.warnings = append(b.warnings, markers.Diagnostic{Pos: pos, Msg: fmt.Sprintf(format, args...), Warning: true})
+}
+
+func (b *builder) errorf(pos token.Position, format string, args ...any) {
+	b.errs = append(b.errs, markers.Diagnostic{Pos: pos, Msg: fmt.Sprintf(format, args...)})
+}
+
+// apiPackage is a loaded package with its markers read.
+type apiPackage struct {
+	src     *loader.Package
+	markers markers.Set
+	types   []*apiType
+	byName  map[string]*apiType
+}
+
+// apiType is one type declaration with its markers.
+type apiType struct {
+	spec    *ast.TypeSpec
+	markers markers.Set
+}
+
+func (b *builder) read(lp *loader.Package) *apiPackage {
+	a := &apiPackage{src: lp, byName: map[string]*apiType{}}
+	var pkgLines []markers.Line
+	for _, f := range lp.Files {
+		scanned := markers.Scan(b.prog.Fset, f.Syntax, f.IsDoc())
+		pkgLines = append(pkgLines, scanned.Package...)
+		for _, tl := range scanned.Types {
+			set, diags := markers.All.Collect(tl.Lines, markers.TargetType)
+			b.report(diags)
+			t := &apiType{spec: tl.Spec, markers: set}
+			a.types = append(a.types, t)
+			a.byName[tl.Spec.Name.Name] = t
+		}
+		for _, fl := range scanned.Fields {
+			_, diags := markers.All.Collect(fl.Lines, markers.TargetField)
+			b.report(diags)
+		}
+		for _, d := range scanned.Detached {
+			b.report(markers.All.Detached(d))
+		}
+	}
+	var diags []markers.Diagnostic
+	a.markers, diags = markers.All.Collect(pkgLines, markers.TargetPackage)
+	b.report(diags)
+	sort.Slice(a.types, func(i, j int) bool { return a.types[i].spec.Name.Name < a.types[j].spec.Name.Name })
+	return a
+}
+
+func (b *builder) pkg(p *model.Project, a *apiPackage) *model.Package {
+	lp := a.src
+	pkg := &model.Package{Path: lp.Path, Dir: lp.Dir, Name: lp.Name, ReadOnly: lp.ReadOnly}
+	decls := declared(lp)
+	pkg.HasRegister = decls["SchemeGroupVersion"] && decls["AddToScheme"]
+	group, hasGroup := b.groupName(a)
+	switch {
+	case !hasGroup:
+		b.noGroup(a, "has no +groupName (put // +groupName=<group> in its doc.go)")
+	case !markers.IsVersion(lp.Name):
+		// An internal version, such as k8s.io/kubernetes/pkg/apis/apps:
+		// ctrlgen generates for external versions only.
+		if hasGenClient(a) {
+			b.warnf(markers.GroupName.Pos(a.markers), "package %s is named %q, not a Kubernetes version (v1, v1beta1, ...), so it is taken for an internal version and gets no clients", lp.Path, lp.Name)
+		}
+	default:
+		pkg.Version = b.version(p, a, group)
+		pkg.Version.Package = pkg
+	}
+	if !lp.ReadOnly {
+		if pkg.Version != nil {
+			pkg.Register = b.register(a, decls, pkg.HasRegister)
+		}
+		pkg.DeepCopy = b.deepCopy(a)
+	}
+	return pkg
+}
+
+// groupName is the package's API group: its +groupName, or else the
+// GroupName constant it declares (as every k8s.io/api package does).
+func (b *builder) groupName(a *apiPackage) (string, bool) {
+	marker, hasMarker := markers.GroupName.Get(a.markers)
+	constant, hasConst := groupNameConst(a.src)
+	if hasMarker && hasConst && marker != constant {
+		b.errorf(markers.GroupName.Pos(a.markers), "+groupName=%s but the package declares GroupName = %q", marker, constant)
+	}
+	if hasMarker {
+		return marker, true
+	}
+	return constant, hasConst
+}
+
+// groupNameConst finds `const GroupName = "<group>"`.
+func groupNameConst(p *loader.Package) (string, bool) {
+	for _, f := range p.Files {
+		for _, d := range f.Syntax.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.CONST {
+				continue
+			}
+			for _, s := range gd.Specs {
+				vs := s.(*ast.ValueSpec)
+				if len(vs.Names) == 1 && vs.Names[0].Name == "GroupName" && len(vs.Values) == 1 {
+					if lit, ok := vs.Values[0].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+						v, err := strconv.Unquote(lit.Value)
+						return v, err == nil
+					}
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+func hasGenClient(a *apiPackage) bool {
+	for _, t := range a.types {
+		if markers.GenClient.Has(t.markers) {
+			return true
+		}
+	}
+	return false
+}
+
+// noGroup reports what needs a group in a package that has none.
+func (b *builder) noGroup(a *apiPackage, why string) {
+	for _, t := range a.types {
+		if markers.GenClient.Has(t.markers) {
+			b.errorf(markers.GenClient.Pos(t.markers), "%s has +genclient but package %s %s", t.spec.Name.Name, a.src.Path, why)
+			return
+		}
+	}
+	if v, ok := markers.RegisterGen.Get(a.markers); ok && v {
+		b.errorf(markers.RegisterGen.Pos(a.markers), "+k8s:register-gen=true but package %s %s", a.src.Path, why)
+	}
+}
+
+func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *model.Version {
+	g := b.group(a, groupName)
+	v := &model.Version{Group: g, Name: a.src.Name, GoName: upperFirst(a.src.Name)}
+	v.TypesPkg = a.src.Path
+	v.TypesAlias = strings.ToLower(g.GoName + v.Name)
+	v.GroupVersionGoName = g.GoName + v.GoName
+	v.TypedClientPkg = p.ClientsetPkg + "/typed/" + g.PackageName + "/" + v.Name
+	v.TypedClientFakePkg = v.TypedClientPkg + "/fake"
+	v.ListerPkg = p.ListersPkg + "/" + g.PackageName + "/" + v.Name
+	v.InformerGroupPkg = p.InformersPkg + "/" + g.PackageName
+	v.InformerPkg = v.InformerGroupPkg + "/" + v.Name
+	for _, t := range a.types {
+		if markers.GenClient.Has(t.markers) {
+			if k := b.kind(a, t, v); k != nil {
+				v.Kinds = append(v.Kinds, k)
+			}
+		}
+	}
+	gv := g.Name + "/" + v.Name
+	if other, dup := b.versions[gv]; dup {
+		b.errorf(markers.GroupName.Pos(a.markers), "group %q version %s is declared by both %s and %s", g.Name, v.Name, other, v.TypesPkg)
+	}
+	b.versions[gv] = v.TypesPkg
+	if len(v.Kinds) > 0 {
+		g.Versions = append(g.Versions, v)
+	}
+	return v
+}
+
+func (b *builder) group(a *apiPackage, name string) *model.Group {
+	goName, hasGoName := markers.GroupGoName.Get(a.markers)
+	if hasGoName {
+		goName = upperFirst(goName)
+	} else {
+		goName = defaultGroupGoName(name)
+	}
+	g, ok := b.groups[name]
+	if !ok {
+		g = &model.Group{Name: name, GoName: goName, PackageName: packageName(name, goName, hasGoName)}
+		b.groups[name] = g
+	} else if g.GoName != goName {
+		b.errorf(markers.GroupName.Pos(a.markers), "group %q has Go name %s here but %s in another version; give every version the same +groupGoName", name, goName, g.GoName)
+	}
+	return g
+}
+
+// defaultGroupGoName is client-gen's: the first DNS label, capitalised;
+// dashes, which Go names cannot have, start a new word.
+func defaultGroupGoName(group string) string {
+	if group == "" {
+		return "Core"
+	}
+	label, _, _ := strings.Cut(group, ".")
+	var s strings.Builder
+	for _, word := range strings.Split(label, "-") {
+		s.WriteString(upperFirst(word))
+	}
+	return s.String()
+}
+
+// packageName is the group's directory under the output packages: the
+// lower-cased +groupGoName when given, otherwise client-gen's
+// Group.PackageName (the first label; "internal.apiserver.k8s.io" →
+// "apiserverinternal").
+func packageName(group, goName string, explicit bool) string {
+	if explicit || group == "" {
+		return strings.ToLower(goName)
+	}
+	labels := strings.Split(group, ".")
+	if labels[0] == "internal" && len(labels) > 1 {
+		return strings.ReplaceAll(labels[1], "-", "") + "internal"
+	}
+	return strings.ToLower(goName)
+}
+
+// sortedGroups returns the groups with kinds, by name, their versions by
+// Kubernetes version priority (v1 before v1beta1 before v1alpha1).
+func (b *builder) sortedGroups() []*model.Group {
+	var out []*model.Group
+	for _, g := range b.groups {
+		if len(g.Versions) == 0 {
+			continue
+		}
+		sort.Slice(g.Versions, func(i, j int) bool {
+			return version.CompareKubeAwareVersionStrings(g.Versions[i].Name, g.Versions[j].Name) > 0
+		})
+		out = append(out, g)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name != out[j].Name {
+			return out[i].Name < out[j].Name
+		}
+		return out[i].GoName < out[j].GoName
+	})
+	return out
+}
+
+// checkNames reports groups whose Go or package names collide.
+func (b *builder) checkNames(groups []*model.Group) {
+	goNames, pkgNames := map[string]string{}, map[string]string{}
+	for _, g := range groups {
+		if other, dup := goNames[g.GoName]; dup {
+			b.errs = append(b.errs, fmt.Errorf("groups %q and %q both have the Go name %s; set +groupGoName in one of them", other, g.Name, g.GoName))
+		}
+		if other, dup := pkgNames[g.PackageName]; dup {
+			b.errs = append(b.errs, fmt.Errorf("groups %q and %q would share the output directory %s; set +groupGoName in one of them", other, g.Name, g.PackageName))
+		}
+		goNames[g.GoName], pkgNames[g.PackageName] = g.Name, g.Name
+	}
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

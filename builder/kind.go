@@ -1,0 +1,209 @@
+package builder
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"maps"
+	"strings"
+
+	"github.com/ctrlgen/ctrlgen/markers"
+	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/plural"
+)
+
+// kind builds the Kind of a +genclient type, following client-gen,
+// lister-gen and informer-gen, and the kubebuilder markers a kubebuilder
+// project already has.
+func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind {
+	m := t.markers
+	name := t.spec.Name.Name
+	pos := b.prog.Fset.Position(t.spec.Name.Pos())
+	st, ok := t.spec.Type.(*ast.StructType)
+	if !ok {
+		b.errorf(pos, "+genclient type %s is not a struct", name)
+		return nil
+	}
+	k := &model.Kind{
+		Version:   v,
+		Name:      name,
+		ListName:  name + "List",
+		LowerName: lowerFirst(name),
+		Source:    fmt.Sprintf("%s:%d", pos.Filename, pos.Line),
+	}
+	res, _ := markers.Resource.Get(m)
+	k.Namespaced = !markers.NonNamespaced.Has(m)
+	switch {
+	case res.Scope == "Namespaced" && !k.Namespaced:
+		b.errorf(pos, "%s has both +genclient:nonNamespaced and +kubebuilder:resource:scope=Namespaced", name)
+	case res.Scope == "Cluster":
+		k.Namespaced = false
+	}
+	kubebuilder := markers.ObjectRoot.Has(m) || markers.Resource.Has(m) || markers.StatusSubresource.Has(m)
+	k.HasStatus = hasField(st, "Status") && !markers.NoStatus.Has(m) &&
+		(!kubebuilder || markers.StatusSubresource.Has(m))
+	k.Verbs = b.verbs(m)
+	if _, ok := a.byName[k.ListName]; !ok && (k.Has(model.VerbList) || k.Has(model.VerbDeleteCollection)) {
+		b.errorf(pos, "%s has the list verbs but no %s type in its package", name, k.ListName)
+	}
+	k.Methods = b.methods(m, a, k)
+	k.Plural, k.PluralGoName = b.plural(m, pos, name, res.Path)
+	enabled := func(d *markers.Definition[bool]) bool {
+		pkgOn, pkgSet := d.Get(a.markers)
+		typeOn, typeSet := d.Get(m)
+		return (!pkgSet || pkgOn) && (!typeSet || typeOn)
+	}
+	k.Client = enabled(markers.ClientGen)
+	k.Lister = enabled(markers.ListerGen) && k.Has(model.VerbGet) && k.Has(model.VerbList)
+	k.Informer = enabled(markers.InformerGen) && k.Lister && k.Has(model.VerbWatch)
+	k.Controller = b.controller(m, pos)
+	return k
+}
+
+func hasField(st *ast.StructType, name string) bool {
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 && embeddedName(f.Type) == name {
+			return true
+		}
+		for _, n := range f.Names {
+			if n.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func embeddedName(e ast.Expr) string {
+	switch e := e.(type) {
+	case *ast.StarExpr:
+		return embeddedName(e.X)
+	case *ast.SelectorExpr:
+		return e.Sel.Name
+	case *ast.Ident:
+		return e.Name
+	}
+	return ""
+}
+
+// verbs applies client-gen's rules: readonly means get, list and watch;
+// onlyVerbs (with readonly's) replaces skipVerbs; noVerbs means none.
+func (b *builder) verbs(m markers.Set) map[model.Verb]bool {
+	if markers.NoVerbs.Has(m) {
+		return map[model.Verb]bool{}
+	}
+	skip, _ := markers.SkipVerbs.Get(m)
+	only, hasOnly := markers.OnlyVerbs.Get(m)
+	if markers.Readonly.Has(m) {
+		only, hasOnly = append([]string{"get", "list", "watch"}, only...), true
+	}
+	verbs := map[model.Verb]bool{}
+	for _, v := range markers.Verbs {
+		verbs[model.Verb(v)] = !hasOnly
+	}
+	for _, v := range only {
+		verbs[model.Verb(v)] = true
+	}
+	for _, v := range skip {
+		if hasOnly && verbs[model.Verb(v)] {
+			b.errorf(markers.SkipVerbs.Pos(m), "verb %q is both allowed (+genclient:onlyVerbs or +genclient:readonly) and skipped (+genclient:skipVerbs)", v)
+		}
+		verbs[model.Verb(v)] = false
+	}
+	for v, on := range verbs {
+		if !on {
+			delete(verbs, v)
+		}
+	}
+	return verbs
+}
+
+// verbMethods are the methods the standard verbs give a typed client.
+var verbMethods = map[string]model.Verb{
+	"Create": model.VerbCreate, "Update": model.VerbUpdate, "UpdateStatus": model.VerbUpdateStatus,
+	"Delete": model.VerbDelete, "DeleteCollection": model.VerbDeleteCollection, "Get": model.VerbGet,
+	"List": model.VerbList, "Watch": model.VerbWatch, "Patch": model.VerbPatch,
+	"Apply": model.VerbApply, "ApplyStatus": model.VerbApplyStatus,
+}
+
+func (b *builder) methods(m markers.Set, a *apiPackage, k *model.Kind) []*model.Method {
+	var out []*model.Method
+	seen := map[string]bool{}
+	for _, mv := range markers.Method.All(m) {
+		spec := mv.V
+		if verb, ok := verbMethods[spec.Name]; ok && k.Has(verb) || seen[spec.Name] {
+			b.errorf(mv.Pos, "%s already has a method %s", k.Name, spec.Name)
+			continue
+		}
+		seen[spec.Name] = true
+		method := &model.Method{
+			Name:        spec.Name,
+			Verb:        model.Verb(spec.Verb),
+			Subresource: spec.Subresource,
+			Input:       b.typeRef(mv.Pos, a, k.Name, spec.Input),
+			Result:      b.typeRef(mv.Pos, a, k.Name, spec.Result),
+		}
+		out = append(out, method)
+	}
+	return out
+}
+
+// typeRef resolves a method's input or result type: the kind itself when
+// not given, a type of the kind's package when unqualified.
+func (b *builder) typeRef(pos token.Position, a *apiPackage, kind string, tn markers.TypeName) model.TypeRef {
+	switch {
+	case tn.Name == "":
+		return model.TypeRef{Pkg: a.src.Path, Name: kind}
+	case tn.Pkg == "":
+		if _, ok := a.byName[tn.Name]; !ok {
+			b.errorf(pos, "type %s not found in package %s", tn.Name, a.src.Path)
+		}
+		return model.TypeRef{Pkg: a.src.Path, Name: tn.Name}
+	}
+	if _, err := b.graph.Named(tn.Pkg, tn.Name); err != nil {
+		b.errorf(pos, "%v", err)
+	}
+	return model.TypeRef{Pkg: tn.Pkg, Name: tn.Name}
+}
+
+// plural returns the resource name and its Go form. The pluralised kind
+// (with --plural-exceptions) is the default; +resourceName or
+// +kubebuilder:resource:path override it.
+func (b *builder) plural(m markers.Set, pos token.Position, kind, path string) (string, string) {
+	exceptions := maps.Clone(plural.DefaultExceptions)
+	maps.Copy(exceptions, b.opts.PluralExceptions)
+	goPlural := upperFirst(plural.Of(kind, exceptions))
+	resource, hasName := markers.ResourceName.Get(m)
+	switch {
+	case hasName && path != "" && path != resource:
+		b.errorf(pos, "%s has +resourceName=%s but +kubebuilder:resource:path=%s", kind, resource, path)
+	case !hasName:
+		resource = path
+	}
+	if resource == "" || resource == strings.ToLower(goPlural) {
+		return strings.ToLower(goPlural), goPlural
+	}
+	if rest, ok := strings.CutPrefix(resource, strings.ToLower(kind)); ok {
+		return resource, kind + rest
+	}
+	var goName strings.Builder
+	for _, word := range strings.Split(resource, "-") {
+		goName.WriteString(upperFirst(word))
+	}
+	return resource, goName.String()
+}
+
+func (b *builder) controller(m markers.Set, pos token.Position) *model.Controller {
+	if !markers.Controller.Has(m) {
+		if markers.ControllerOwns.Has(m) || markers.ControllerFinalizer.Has(m) {
+			b.errorf(pos, "+ctrlgen:controller:owns and +ctrlgen:controller:finalizer need +ctrlgen:controller")
+		}
+		return nil
+	}
+	c := &model.Controller{}
+	c.Finalizer, _ = markers.ControllerFinalizer.Get(m)
+	for _, o := range markers.ControllerOwns.All(m) {
+		c.Owns = append(c.Owns, model.GroupVersionKind(o.V))
+	}
+	return c
+}

@@ -1,0 +1,77 @@
+package builder
+
+import (
+	"go/ast"
+	"go/token"
+	"sort"
+
+	"github.com/ctrlgen/ctrlgen/loader"
+	"github.com/ctrlgen/ctrlgen/markers"
+	"github.com/ctrlgen/ctrlgen/model"
+)
+
+// declared returns the package-level names the package's files declare
+// (ctrlgen's own outputs are not among the files).
+func declared(p *loader.Package) map[string]bool {
+	names := map[string]bool{}
+	for _, f := range p.Files {
+		for _, d := range f.Syntax.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					names[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						names[s.Name.Name] = true
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							names[n.Name] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+// register decides what zz_generated.register.go declares, as register-gen
+// would: for a package with +groupName (unless +k8s:register-gen=false)
+// and types that embed TypeMeta. Only what the package lacks is declared,
+// so a kubebuilder package (GroupVersion, SchemeBuilder and AddToScheme in
+// groupversion_info.go) gets the SchemeGroupVersion, Kind and Resource
+// that generated clients and listers use.
+func (b *builder) register(a *apiPackage, decls map[string]bool, hasRegister bool) *model.Register {
+	if on, set := markers.RegisterGen.Get(a.markers); hasRegister || set && !on {
+		return nil
+	}
+	r := &model.Register{
+		GroupName:          !decls["GroupName"],
+		SchemeGroupVersion: !decls["SchemeGroupVersion"],
+		Kind:               !decls["Kind"],
+		Resource:           !decls["Resource"],
+		SchemeBuilder:      !decls["SchemeBuilder"] && !decls["localSchemeBuilder"] && !decls["AddToScheme"] && !decls["addKnownTypes"],
+	}
+	for _, t := range a.types {
+		if st, ok := t.spec.Type.(*ast.StructType); ok && token.IsExported(t.spec.Name.Name) && embeds(st, "TypeMeta") {
+			r.Types = append(r.Types, t.spec.Name.Name)
+		}
+	}
+	sort.Strings(r.Types)
+	if len(r.Types) == 0 {
+		return nil
+	}
+	return r
+}
+
+func embeds(st *ast.StructType, name string) bool {
+	for _, f := range st.Fields.List {
+		if len(f.Names) == 0 && embeddedName(f.Type) == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,328 @@
+// Package ctrlgen is the generator pipeline: load the API packages once,
+// read their markers into a model, run every generator in memory, format
+// every file, and only then write the files whose bytes differ and remove
+// stale ones. Any error before the write leaves the disk untouched.
+package ctrlgen
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/mod/modfile"
+
+	"github.com/ctrlgen/ctrlgen/builder"
+	"github.com/ctrlgen/ctrlgen/generators"
+	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
+	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/generators/register"
+	"github.com/ctrlgen/ctrlgen/loader"
+	"github.com/ctrlgen/ctrlgen/markers"
+	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/output"
+)
+
+// Config is one run.
+type Config struct {
+	// Dir is the directory patterns and relative paths are resolved in;
+	// "" is the current directory.
+	Dir string
+	// Patterns are the API packages, e.g. "./pkg/apis/..." or "k8s.io/api/apps/v1".
+	Patterns []string
+	// OutputDir is where generated packages go; OutputPkg its import
+	// path, derived from the enclosing go.mod when empty.
+	OutputDir string
+	OutputPkg string
+	// BoilerplateFile is put on every file after the generated-code line.
+	BoilerplateFile string
+	// Generators selects generators by name; empty means all.
+	Generators []string
+	// Verify changes nothing: Run reports stale files and returns ErrStale.
+	Verify bool
+	// PluralExceptions map kinds to their plural, e.g. "Endpoints" → "Endpoints".
+	PluralExceptions map[string]string
+	// ListMarkers makes Run print the markers ctrlgen reads instead.
+	ListMarkers bool
+	// Stdout gets --verify's report, Stderr warnings; os.Stdout and
+	// os.Stderr when nil.
+	Stdout, Stderr io.Writer
+}
+
+// ErrStale is returned by Run with Verify when generated files are not up
+// to date.
+var ErrStale = errors.New("generated files are out of date; run ctrlgen")
+
+// Run generates and writes, or verifies.
+func Run(cfg Config) error {
+	cfg.defaults()
+	if cfg.ListMarkers {
+		return printMarkers(cfg.Stdout)
+	}
+	plan, err := Plan(cfg)
+	if err != nil {
+		return err
+	}
+	if !cfg.Verify {
+		return plan.Apply()
+	}
+	if plan.Empty() {
+		return nil
+	}
+	if err := plan.Report(cfg.Stdout, cfg.rel); err != nil {
+		return err
+	}
+	return ErrStale
+}
+
+func (cfg *Config) defaults() {
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
+	}
+	if cfg.Stderr == nil {
+		cfg.Stderr = os.Stderr
+	}
+	if abs, err := filepath.Abs(cfg.Dir); err == nil {
+		cfg.Dir = abs
+	}
+}
+
+// abs resolves a path given on the command line.
+func (cfg *Config) abs(path string) string {
+	if path == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(cfg.Dir, path)
+}
+
+// readBoilerplate reads the --boilerplate file, which must be Go comments.
+func readBoilerplate(name, path string) ([]byte, error) {
+	if path == "" {
+		return nil, nil
+	}
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), path, append(text, "\npackage p\n"...), parser.ParseComments)
+	if err != nil || len(f.Comments) == 0 && len(bytes.TrimSpace(text)) > 0 {
+		return nil, fmt.Errorf("--boilerplate %s: not a Go comment (%v)", name, err)
+	}
+	return text, nil
+}
+
+// rel shortens a path for display: relative to Dir when below it.
+func (cfg *Config) rel(path string) string {
+	if r, err := filepath.Rel(cfg.Dir, path); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return path
+}
+
+// Changes is what a run would write.
+type Changes struct {
+	*output.Plan
+	// Files are every generated file, formatted, sorted by path.
+	Files []output.File
+	Scope output.Scope
+}
+
+// Apply writes the changes.
+func (c *Changes) Apply() error { return c.Plan.Apply(c.Scope.OutputDir) }
+
+// Plan runs everything but the write: the generated files and how they
+// differ from the disk. Warnings are written to cfg.Stderr.
+func Plan(cfg Config) (*Changes, error) {
+	cfg.defaults()
+	gens, all, err := selectGenerators(cfg.Generators)
+	if err != nil {
+		return nil, err
+	}
+	if len(cfg.Patterns) == 0 {
+		return nil, errors.New("no API packages given")
+	}
+	if cfg.OutputDir == "" {
+		return nil, errors.New("--output-dir is required")
+	}
+	outDir := cfg.abs(cfg.OutputDir)
+	module, outPkg, err := outputPackage(outDir, cfg.OutputPkg)
+	if err != nil {
+		return nil, err
+	}
+	boilerplate, err := readBoilerplate(cfg.BoilerplateFile, cfg.abs(cfg.BoilerplateFile))
+	if err != nil {
+		return nil, err
+	}
+	prog, err := loader.Load(loader.Config{Dir: cfg.Dir, Patterns: cfg.Patterns, Output: isOutput})
+	if err != nil {
+		return nil, err
+	}
+	project, warnings, err := builder.Build(prog, builder.Options{
+		Module:           module,
+		OutputDir:        outDir,
+		OutputPkg:        outPkg,
+		Boilerplate:      string(boilerplate),
+		PluralExceptions: cfg.PluralExceptions,
+	})
+	for _, w := range warnings {
+		fmt.Fprintln(cfg.Stderr, w)
+	}
+	if err != nil {
+		return nil, err
+	}
+	genFiles, err := runGenerators(gens, project)
+	if err != nil {
+		return nil, err
+	}
+	files, err := format(genFiles, project.Boilerplate)
+	if err != nil {
+		return nil, err
+	}
+	scope := output.Scope{OutputDir: outDir, RemoveStale: all}
+	for _, p := range project.Packages {
+		if !p.ReadOnly {
+			scope.TypeDirs = append(scope.TypeDirs, p.Dir)
+		}
+	}
+	plan, err := output.Compute(files, scope)
+	if err != nil {
+		return nil, err
+	}
+	return &Changes{Plan: plan, Files: files, Scope: scope}, nil
+}
+
+func printMarkers(w io.Writer) error {
+	for _, d := range markers.All.Defs() {
+		if _, err := fmt.Fprintf(w, "%s  (%s)\n    %s\n", d.Syntax(), d.Target(), d.Help()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isOutput says whether a file of a writable API package is one ctrlgen
+// writes there, and so not input: anything with ctrlgen's header, and the
+// deepcopy and register files of code-generator, which ctrlgen replaces.
+func isOutput(_, name string, src []byte) bool {
+	if bytes.HasPrefix(src, []byte(gen.Header+"\n")) {
+		return true
+	}
+	return (name == deepcopy.FileName || name == register.FileName) && loader.IsGenerated(src)
+}
+
+func selectGenerators(names []string) ([]generators.Generator, bool, error) {
+	available := generators.All()
+	if len(names) == 0 {
+		return available, true, nil
+	}
+	var known []string
+	byName := map[string]generators.Generator{}
+	for _, g := range available {
+		byName[g.Name()] = g
+		known = append(known, g.Name())
+	}
+	want := map[string]bool{}
+	for _, n := range names {
+		if byName[n] == nil {
+			return nil, false, fmt.Errorf("unknown generator %q (have %s)", n, strings.Join(known, ", "))
+		}
+		want[n] = true
+	}
+	var out []generators.Generator
+	for _, g := range available {
+		if want[g.Name()] {
+			out = append(out, g)
+		}
+	}
+	return out, len(out) == len(available), nil
+}
+
+// outputPackage returns the module path enclosing dir and dir's import
+// path: pkg when given, otherwise derived from the go.mod.
+func outputPackage(dir, pkg string) (module, importPath string, err error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil {
+			module = modfile.ModulePath(data)
+			rel, _ := filepath.Rel(d, dir)
+			importPath = module
+			if rel != "." {
+				importPath += "/" + filepath.ToSlash(rel)
+			}
+			break
+		}
+		if !errors.Is(err, os.ErrNotExist) {
+			return "", "", err
+		}
+		if filepath.Dir(d) == d {
+			break
+		}
+	}
+	switch {
+	case pkg != "":
+		if module == "" {
+			module = pkg
+		}
+		return module, pkg, nil
+	case module == "":
+		return "", "", fmt.Errorf("no go.mod above %s; pass --output-pkg", dir)
+	}
+	return module, importPath, nil
+}
+
+func runGenerators(gens []generators.Generator, p *model.Project) ([]*gen.File, error) {
+	results := make([][]*gen.File, len(gens))
+	errs := make([]error, len(gens))
+	var wg sync.WaitGroup
+	for i, g := range gens {
+		wg.Go(func() {
+			results[i], errs[i] = g.Generate(p)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: %w", g.Name(), errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var all []*gen.File
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	return all, nil
+}
+
+// format assembles and gofmt's every file, in parallel.
+func format(files []*gen.File, boilerplate string) ([]output.File, error) {
+	out := make([]output.File, len(files))
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				content, err := files[i].Content(boilerplate)
+				out[i], errs[i] = output.File{Path: files[i].Path, Content: content, Once: !files[i].Generated}, err
+			}
+		})
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}

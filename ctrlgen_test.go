@@ -1,0 +1,63 @@
+package ctrlgen_test
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/internal/testmod"
+)
+
+// kubeAPIModule is a module that requires k8s.io/api, the input of the
+// every-group benchmark.
+func kubeAPIModule(tb testing.TB) string {
+	dir := tb.TempDir()
+	sum, err := os.ReadFile("go.sum")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	mod := "module example.com/kubeapi\n\ngo 1.26.0\n\nrequire (\n\tk8s.io/api v0.37.2\n\tk8s.io/apimachinery v0.37.2\n\tk8s.io/client-go v0.37.2\n)\n"
+	for name, data := range map[string][]byte{"go.mod": []byte(mod), "go.sum": sum} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkKubeAPI generates clients for every group and version of
+// k8s.io/api into an empty directory, without writing: the work of a
+// first run but the disk.
+func BenchmarkKubeAPI(b *testing.B) {
+	dir := kubeAPIModule(b)
+	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"k8s.io/api/..."}, OutputDir: "generated", Stderr: io.Discard}
+	for b.Loop() {
+		changes, err := ctrlgen.Plan(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(len(changes.Files)), "files")
+	}
+}
+
+// BenchmarkOneGroupVersion generates one group/version with two kinds,
+// then measures a run that has nothing to change: the loop a developer
+// sits in.
+func BenchmarkOneGroupVersion(b *testing.B) {
+	dir := testmod.New(b, "generators/testdata/verbs/in", "example.com/bench")
+	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", Stderr: io.Discard}
+	if err := ctrlgen.Run(cfg); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		changes, err := ctrlgen.Plan(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !changes.Empty() {
+			b.Fatal("second run changes files")
+		}
+	}
+}

@@ -1,0 +1,51 @@
+package ctrlgen
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ParseArgs reads a command line: flags and packages, in any order.
+func ParseArgs(args []string, stderr io.Writer) (Config, error) {
+	var cfg Config
+	fs := flag.NewFlagSet("ctrlgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: ctrlgen [flags] PACKAGE...   (e.g. ./pkg/apis/...)")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&cfg.OutputDir, "output-dir", "", "directory generated packages go under (required)")
+	fs.StringVar(&cfg.OutputPkg, "output-pkg", "", "import path of --output-dir (default: derived from the enclosing go.mod)")
+	fs.StringVar(&cfg.BoilerplateFile, "boilerplate", "", "file whose text goes on every generated file, after the generated-code line")
+	generators := fs.String("generators", "", "comma-separated generators to run (default: all)")
+	fs.BoolVar(&cfg.Verify, "verify", false, "change nothing; print what is stale and exit 1 if anything is")
+	plurals := fs.String("plural-exceptions", "", "comma-separated Kind:plural overrides, e.g. Endpoints:Endpoints")
+	fs.BoolVar(&cfg.ListMarkers, "markers", false, "list the markers ctrlgen reads, and exit")
+	// Flags may follow packages: parse, take the package, parse the rest.
+	for {
+		if err := fs.Parse(args); err != nil {
+			return cfg, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		cfg.Patterns = append(cfg.Patterns, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if *generators != "" {
+		cfg.Generators = strings.Split(*generators, ",")
+	}
+	if *plurals != "" {
+		cfg.PluralExceptions = map[string]string{}
+		for _, e := range strings.Split(*plurals, ",") {
+			kind, p, ok := strings.Cut(e, ":")
+			if !ok || kind == "" || p == "" {
+				return cfg, fmt.Errorf("--plural-exceptions: %q is not Kind:plural", e)
+			}
+			cfg.PluralExceptions[kind] = p
+		}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,66 @@
+package ctrlgen
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseArgs(t *testing.T) {
+	cfg, err := ParseArgs([]string{"./apis/...", "--output-dir", "gen", "--verify", "k8s.io/api/apps/v1",
+		"--generators=deepcopy,register", "--plural-exceptions", "Endpoints:Endpoints,Octopus:Octopodes"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		Patterns:         []string{"./apis/...", "k8s.io/api/apps/v1"},
+		OutputDir:        "gen",
+		Verify:           true,
+		Generators:       []string{"deepcopy", "register"},
+		PluralExceptions: map[string]string{"Endpoints": "Endpoints", "Octopus": "Octopodes"},
+	}
+	if !reflect.DeepEqual(cfg, want) {
+		t.Errorf("got %+v\nwant %+v", cfg, want)
+	}
+	if cfg, err := ParseArgs([]string{"--markers"}, io.Discard); err != nil || !cfg.ListMarkers {
+		t.Errorf("--markers: %+v, %v", cfg, err)
+	}
+	for _, args := range [][]string{{"--plural-exceptions", "Octopus"}, {"--no-such-flag"}} {
+		if _, err := ParseArgs(args, io.Discard); err == nil {
+			t.Errorf("%v: no error", args)
+		}
+	}
+}
+
+func TestOutputPackage(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/op\n\ngo 1.26.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ out, pkg, wantModule, wantPkg string }{
+		{filepath.Join(dir, "pkg/generated"), "", "example.com/op", "example.com/op/pkg/generated"},
+		{dir, "", "example.com/op", "example.com/op"},
+		{filepath.Join(dir, "x"), "example.com/elsewhere", "example.com/op", "example.com/elsewhere"},
+	} {
+		module, pkg, err := outputPackage(tc.out, tc.pkg)
+		if err != nil || module != tc.wantModule || pkg != tc.wantPkg {
+			t.Errorf("outputPackage(%s, %q) = %q, %q, %v", tc.out, tc.pkg, module, pkg, err)
+		}
+	}
+	if _, _, err := outputPackage("/", ""); err == nil {
+		t.Error("no go.mod above / but no error")
+	}
+}
+
+func TestRunListsMarkers(t *testing.T) {
+	var out strings.Builder
+	if err := Run(Config{ListMarkers: true, Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "+genclient:nonNamespaced  (types)\n    the type is cluster-scoped\n") {
+		t.Errorf("listing:\n%s", out.String())
+	}
+}

@@ -1,0 +1,20 @@
+package generators
+
+import (
+	"github.com/ctrlgen/ctrlgen/generators/clientset"
+	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
+	"github.com/ctrlgen/ctrlgen/generators/informer"
+	"github.com/ctrlgen/ctrlgen/generators/lister"
+	"github.com/ctrlgen/ctrlgen/generators/register"
+)
+
+// All returns the generators ctrlgen runs by default, in order.
+func All() []Generator {
+	return []Generator{
+		deepcopy.Generator{},
+		register.Generator{},
+		clientset.Generator{},
+		lister.Generator{},
+		informer.Generator{},
+	}
+}

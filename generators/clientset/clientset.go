@@ -1,0 +1,47 @@
+// Package clientset generates clientset/versioned: the typed clients of
+// every group version, their fakes and the clientset's scheme, with the
+// exported API of client-gen v0.37 (less the Apply methods).
+//
+// Typed clients embed client-go's gentype clients, as client-gen's do:
+// the standard verbs are one generic implementation, maintained upstream,
+// and each generated file holds only the interface, a constructor and the
+// "+genclient:method=" extras.
+package clientset
+
+import (
+	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/generators/tmpl"
+	"github.com/ctrlgen/ctrlgen/model"
+)
+
+// Generator is the "clientset" generator.
+type Generator struct{}
+
+func (Generator) Name() string { return "clientset" }
+
+// Generate returns the clientset's files; none when no kind has a client.
+func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
+	versions := p.ClientVersions()
+	if len(versions) == 0 {
+		return nil, nil
+	}
+	s := tmpl.NewSet(p)
+	top := tmpl.Data{P: p}
+	s.Add(p.ClientsetPkg, "clientset.go", "clientset/clientset.go.tmpl", top)
+	s.Add(p.ClientsetSchemePkg, "register.go", "clientset/scheme/register.go.tmpl", top)
+	s.Add(p.ClientsetFakePkg, "clientset_generated.go", "clientset/fake/clientset_generated.go.tmpl", top)
+	s.Add(p.ClientsetFakePkg, "register.go", "clientset/fake/register.go.tmpl", top)
+	for _, v := range versions {
+		gv := tmpl.Data{P: p, G: v.Group, V: v}
+		groupFile := v.Group.PackageName + "_client.go"
+		s.Add(v.TypedClientPkg, groupFile, "clientset/typed/client.go.tmpl", gv)
+		s.Add(v.TypedClientPkg, "generated_expansion.go", "clientset/typed/generated_expansion.go.tmpl", gv)
+		s.Add(v.TypedClientFakePkg, "fake_"+groupFile, "clientset/typed/fake/client.go.tmpl", gv)
+		for _, k := range v.ClientKinds() {
+			kd := tmpl.Data{P: p, G: v.Group, V: v, K: k}
+			s.Add(v.TypedClientPkg, k.FileName+".go", "clientset/typed/kind.go.tmpl", kd)
+			s.Add(v.TypedClientFakePkg, "fake_"+k.FileName+".go", "clientset/typed/fake/kind.go.tmpl", kd)
+		}
+	}
+	return s.Files()
+}

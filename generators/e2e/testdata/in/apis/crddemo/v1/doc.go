@@ -1,0 +1,4 @@
+// Package v1 is the crddemo.k8s.io/v1 API of the generated-client tests.
+// +k8s:deepcopy-gen=package
+// +groupName=crddemo.k8s.io
+package v1

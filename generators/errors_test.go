@@ -1,0 +1,205 @@
+package generators_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/internal/testmod"
+)
+
+// errorModule returns a module made from testdata/errors/in, generated
+// once, so that a failing run has files it must leave alone.
+func errorModule(t *testing.T) (string, ctrlgen.Config) {
+	tmp := testmod.New(t, "testdata/errors/in", "example.com/errors")
+	cfg := ctrlgen.Config{Dir: tmp, Patterns: []string{"./apis/..."}, OutputDir: "generated", Stderr: &bytes.Buffer{}}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return tmp, cfg
+}
+
+// edit replaces old with new in the module's types.go.
+func edit(t *testing.T, dir, old, new string) {
+	path := filepath.Join(dir, "apis/shop/v1/types.go")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(data, []byte(old)) {
+		t.Fatalf("types.go has no %q", old)
+	}
+	testmod.Write(t, path, bytes.Replace(data, []byte(old), []byte(new), 1))
+}
+
+// treeHash hashes every file's path and content under dir.
+func treeHash(t *testing.T, dir string) string {
+	var names []string
+	h := sha256.New()
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, path)
+		}
+		return err
+	})
+	sort.Strings(names)
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(h, "%s %d\n", n, len(data))
+		h.Write(data)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+}
+
+// TestMarkerErrors: each bad marker fails the run with its file:line and
+// what was expected, and leaves every file as it was.
+func TestMarkerErrors(t *testing.T) {
+	const marker = "// +genclient\n"
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{"unknown", marker, marker + "// +genclient:nonNamspaced\n",
+			"apis/shop/v1/types.go:6: error: unknown marker +genclient:nonNamspaced; did you mean +genclient:nonNamespaced?"},
+		{"value on a flag", marker, "// +genclient=true\n",
+			"apis/shop/v1/types.go:5: error: +genclient=true: takes no value"},
+		{"verb typo", marker, marker + "// +genclient:onlyVerbs=get,lsit\n",
+			`apis/shop/v1/types.go:6: error: +genclient:onlyVerbs=get,lsit: "lsit" is not one of create, update, updateStatus, delete, deleteCollection, get, list, watch, patch, apply, applyStatus (did you mean list?); expected +genclient:onlyVerbs=<verb>[,<verb>...]`},
+		{"only and skip", marker, marker + "// +genclient:onlyVerbs=get,list\n// +genclient:skipVerbs=list\n",
+			`apis/shop/v1/types.go:7: error: verb "list" is both allowed (+genclient:onlyVerbs or +genclient:readonly) and skipped (+genclient:skipVerbs)`},
+		{"method verb", marker, marker + "// +genclient:method=Scale,verb=watch\n",
+			`apis/shop/v1/types.go:6: error: +genclient:method=Scale,verb=watch: verb: "watch" is not one of create, update, get, list, patch, apply, applyStatus`},
+		{"method input type", marker, marker + "// +genclient:method=GetScale,verb=get,subresource=scale,result=Scale\n",
+			"apis/shop/v1/types.go:6: error: type Scale not found in package example.com/errors/apis/shop/v1"},
+		{"ctrlgen typo", marker, marker + "// +ctrlgen:controler\n",
+			"apis/shop/v1/types.go:6: error: unknown marker +ctrlgen:controler; did you mean +ctrlgen:controller?"},
+		{"owns", marker, marker + "// +ctrlgen:controller\n// +ctrlgen:controller:owns=apps/v1\n",
+			`apis/shop/v1/types.go:7: error: +ctrlgen:controller:owns=apps/v1: "apps/v1" does not end in .<Kind>; expected +ctrlgen:controller:owns=<group>/<version>.<Kind>`},
+		{"owns without controller", marker, marker + "// +ctrlgen:controller:owns=apps/v1.Deployment\n",
+			"apis/shop/v1/types.go:8: error: +ctrlgen:controller:owns and +ctrlgen:controller:finalizer need +ctrlgen:controller"},
+		{"deepcopy value", marker, marker + "// +k8s:deepcopy-gen=yes\n",
+			"apis/shop/v1/types.go:6: error: +k8s:deepcopy-gen=yes: value must be true or false; expected +k8s:deepcopy-gen=true|false"},
+		{"owned marker on a field", "	Status ", "	// +genclient:noStatus\n	Status ",
+			"apis/shop/v1/types.go:10: error: +genclient:noStatus applies to types, not fields; ignored here"},
+		{"uncopyable field", "	Status            string", "	Status            interface{}",
+			"cannot deep-copy interface{}: use a named interface that has a DeepCopy<Interface> method"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir, cfg := errorModule(t)
+			edit(t, dir, tc.old, tc.new)
+			before := treeHash(t, dir)
+			err := ctrlgen.Run(cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v\nwant it to contain %q", err, tc.want)
+			}
+			if after := treeHash(t, dir); after != before {
+				t.Errorf("a failed run changed files")
+			}
+		})
+	}
+}
+
+// TestDetachedMarkerWarns: a marker that code-generator would silently
+// ignore is a warning, and the run goes on.
+func TestDetachedMarkerWarns(t *testing.T) {
+	dir, cfg := errorModule(t)
+	edit(t, dir, "// +genclient\n", "// +genclient\n\n// +genclient:nonNamespaced\n\n")
+	stderr := &bytes.Buffer{}
+	cfg.Stderr = stderr
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	want := "apis/shop/v1/types.go:5: warning: +genclient ignored: 4 line(s) above type Order is too far"
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr = %q, want %q", stderr, want)
+	}
+}
+
+// TestVerify: --verify reports stale files, changes nothing and returns
+// ErrStale; once generated, it passes.
+func TestVerify(t *testing.T) {
+	dir, cfg := errorModule(t)
+	cfg.Verify = true
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatalf("fresh tree: %v", err)
+	}
+	edit(t, dir, "	Status            string", "	Status            string\n	Size              *int64")
+	stale := filepath.Join(dir, "generated/listers/old.go")
+	testmod.Write(t, stale, []byte("// Code generated by ctrlgen. DO NOT EDIT.\n\npackage listers\n"))
+	before := treeHash(t, dir)
+	stdout := &bytes.Buffer{}
+	cfg.Stdout = stdout
+	err := ctrlgen.Run(cfg)
+	if !errors.Is(err, ctrlgen.ErrStale) {
+		t.Fatalf("error = %v, want ErrStale", err)
+	}
+	for _, want := range []string{"+++ b/apis/shop/v1/zz_generated.deepcopy.go", "+	if in.Size != nil {", "stale: generated/listers/old.go"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout)
+		}
+	}
+	if treeHash(t, dir) != before {
+		t.Errorf("--verify changed files")
+	}
+	cfg.Verify = false
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stale generated file not removed: %v", err)
+	}
+	cfg.Verify = true
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Errorf("after generating: %v", err)
+	}
+}
+
+// TestLeavesOthersFilesAlone: files without ctrlgen's header are neither
+// removed nor overwritten.
+func TestLeavesOthersFilesAlone(t *testing.T) {
+	dir, cfg := errorModule(t)
+	mine := filepath.Join(dir, "generated/listers/shop/v1/order_helpers.go")
+	testmod.Write(t, mine, []byte("package v1\n"))
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("hand-written file in the output dir: %v", err)
+	}
+	handWritten := filepath.Join(dir, "apis/shop/v1/zz_generated.deepcopy.go")
+	testmod.Write(t, handWritten, []byte("package v1\n"))
+	before := treeHash(t, dir)
+	err := ctrlgen.Run(cfg)
+	if err == nil || !strings.Contains(err.Error(), "is not a generated file; not overwriting it") {
+		t.Errorf("error = %v", err)
+	}
+	if treeHash(t, dir) != before {
+		t.Errorf("files changed")
+	}
+}
+
+// TestBadBoilerplate: a boilerplate that is not a Go comment fails the
+// run before anything is generated.
+func TestBadBoilerplate(t *testing.T) {
+	dir, cfg := errorModule(t)
+	testmod.Write(t, filepath.Join(dir, "boilerplate.txt"), []byte("Copyright me\n"))
+	cfg.BoilerplateFile = "boilerplate.txt"
+	before := treeHash(t, dir)
+	if err := ctrlgen.Run(cfg); err == nil || !strings.Contains(err.Error(), "--boilerplate boilerplate.txt: not a Go comment") {
+		t.Errorf("error = %v", err)
+	}
+	if treeHash(t, dir) != before {
+		t.Errorf("files changed")
+	}
+}

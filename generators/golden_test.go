@@ -1,0 +1,169 @@
+package generators_test
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/internal/testmod"
+	"github.com/ctrlgen/ctrlgen/output"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected trees under testdata/<case>/out")
+
+// TestGolden runs ctrlgen on each testdata/<case>: in/ is copied into a
+// temporary module (which also requires the modules listed in the
+// optional file require) and generated with the flags in args; every generated
+// file must equal the one in out/, and the module, generated files
+// included, must build and vet. With -update, out/ is rewritten through
+// the same write path ctrlgen uses.
+func TestGolden(t *testing.T) {
+	cases, err := filepath.Glob("testdata/*/args")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatal("no cases")
+	}
+	for _, argsFile := range cases {
+		dir := filepath.Dir(argsFile)
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			tmp := testmod.New(t, filepath.Join(dir, "in"), "example.com/"+filepath.Base(dir), requires(t, dir)...)
+			cfg := config(t, argsFile, tmp)
+			changes, err := ctrlgen.Plan(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := filepath.Join(dir, "out")
+			if *update {
+				rewrite(t, changes.Files, tmp, want)
+			}
+			compareTree(t, changes.Files, tmp, want)
+			if err := changes.Apply(); err != nil {
+				t.Fatal(err)
+			}
+			again, err := ctrlgen.Plan(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !again.Empty() {
+				t.Errorf("a second run would change %d files and remove %d", len(again.Writes), len(again.Removes))
+			}
+			if !testing.Short() {
+				for _, cmd := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+					if out, err := testmod.Go(t, tmp, cmd...); err != nil {
+						t.Errorf("go %s: %v\n%s", strings.Join(cmd, " "), err, out)
+					}
+				}
+			}
+		})
+	}
+}
+
+// requires reads a case's require file: modules the case needs that
+// ctrlgen does not, "<module> <version>" per line.
+func requires(t *testing.T, dir string) []string {
+	data, err := os.ReadFile(filepath.Join(dir, "require"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(strings.TrimSpace(string(data)), "\n")
+}
+
+// config reads a case's command line, as ctrlgen's own.
+func config(t *testing.T, argsFile, dir string) ctrlgen.Config {
+	data, err := os.ReadFile(argsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := ctrlgen.ParseArgs(strings.Fields(string(data)), io.Discard)
+	if err != nil {
+		t.Fatalf("%s: %v", argsFile, err)
+	}
+	cfg.Dir, cfg.Stderr = dir, io.Discard
+	return cfg
+}
+
+// rewrite makes want hold the generated files, through output's plan:
+// only changed files are written, and stale generated files removed.
+func rewrite(t *testing.T, files []output.File, tmp, want string) {
+	abs, err := filepath.Abs(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var moved []output.File
+	for _, f := range files {
+		rel, _ := filepath.Rel(tmp, f.Path)
+		moved = append(moved, output.File{Path: filepath.Join(abs, rel), Content: f.Content, Once: f.Once})
+	}
+	plan, err := output.Compute(moved, output.Scope{OutputDir: abs, RemoveStale: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Apply(abs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// compareTree checks that the generated files are exactly the files
+// under want, byte for byte.
+func compareTree(t *testing.T, files []output.File, tmp, want string) {
+	t.Helper()
+	got := map[string][]byte{}
+	for _, f := range files {
+		rel, _ := filepath.Rel(tmp, f.Path)
+		got[filepath.ToSlash(rel)] = f.Content
+	}
+	expected := map[string][]byte{}
+	filepath.WalkDir(want, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(want, path)
+			expected[filepath.ToSlash(rel)], err = os.ReadFile(path)
+		}
+		return err
+	})
+	var names []string
+	for n := range got {
+		names = append(names, n)
+	}
+	for n := range expected {
+		if _, ok := got[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		g, inGot := got[n]
+		w, inWant := expected[n]
+		switch {
+		case !inWant:
+			t.Errorf("%s: generated but not expected (run go test ./generators/ -update)", n)
+		case !inGot:
+			t.Errorf("%s: expected but not generated", n)
+		case !bytes.Equal(g, w):
+			var diff bytes.Buffer
+			output.Diff(&diff, n, w, g)
+			t.Errorf("%s differs from the expected file:\n%s", n, diff.String())
+		}
+	}
+}
+
+func TestMain(m *testing.M) {
+	// Temporary modules resolve against the module cache and their own
+	// go.mod, not a workspace around the checkout.
+	os.Setenv("GOFLAGS", "-mod=mod")
+	os.Setenv("GOWORK", "off")
+	os.Exit(m.Run())
+}

@@ -1,0 +1,3 @@
+// +k8s:deepcopy-gen=package
+// +groupName=ships.example.com
+package v1beta1

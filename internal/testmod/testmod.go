@@ -1,0 +1,103 @@
+// Package testmod makes throwaway Go modules for tests: a copy of a tree,
+// with a go.mod that requires what ctrlgen requires and replaces ctrlgen
+// with this checkout, so that it resolves and builds from the module cache
+// alone.
+package testmod
+
+import (
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/mod/modfile"
+)
+
+// RepoRoot is the directory of ctrlgen's go.mod.
+func RepoRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// New returns a temporary module called path holding a copy of src (when
+// not empty). Each of requires is a "<module> <version>" line to add.
+func New(t testing.TB, src, path string, requires ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if src != "" {
+		Copy(t, src, dir, nil)
+	}
+	root := RepoRoot()
+	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	repo, err := modfile.Parse("go.mod", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mod strings.Builder
+	mod.WriteString("module " + path + "\n\ngo " + repo.Go.Version + "\n\nrequire (\n\tgithub.com/ctrlgen/ctrlgen v0.0.0\n")
+	for _, r := range repo.Require {
+		mod.WriteString("\t" + r.Mod.Path + " " + r.Mod.Version + "\n")
+	}
+	for _, r := range requires {
+		mod.WriteString("\t" + r + "\n")
+	}
+	mod.WriteString(")\n\nreplace github.com/ctrlgen/ctrlgen => " + root + "\n")
+	Write(t, filepath.Join(dir, "go.mod"), []byte(mod.String()))
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	Write(t, filepath.Join(dir, "go.sum"), sum)
+	return dir
+}
+
+// Copy copies the files under src to dst; keep, when not nil, says which
+// (by path relative to src).
+func Copy(t testing.TB, src, dst string, keep func(rel string) bool) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if keep != nil && !keep(rel) {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		Write(t, filepath.Join(dst, rel), data)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Write writes a file, making its directory.
+func Write(t testing.TB, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Go runs the go command in dir, offline, and returns its combined output.
+func Go(t testing.TB, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

@@ -1,0 +1,190 @@
+// Package markers reads comment markers such as "+genclient" or
+// "+kubebuilder:resource:path=foos": typed definitions (name, target,
+// argument parser, help), the registry that matches comment lines to them,
+// and the comment-attachment rules code-generator uses (scan.go).
+package markers
+
+import (
+	"fmt"
+	"go/token"
+	"strings"
+)
+
+// Target says what a marker may be attached to.
+type Target uint8
+
+const (
+	// TargetPackage markers live in doc.go or in a package doc comment.
+	TargetPackage Target = 1 << iota
+	// TargetType markers sit in the comments above a type declaration.
+	TargetType
+	// TargetField markers sit in the comments above a struct field.
+	TargetField
+)
+
+func (t Target) String() string {
+	var names []string
+	for _, n := range []struct {
+		t    Target
+		name string
+	}{{TargetPackage, "packages"}, {TargetType, "types"}, {TargetField, "fields"}} {
+		if t&n.t != 0 {
+			names = append(names, n.name)
+		}
+	}
+	return strings.Join(names, " and ")
+}
+
+// Line is one marker line: the comment text after "+", and where it is.
+type Line struct {
+	Text string
+	Pos  token.Position
+}
+
+// Parser turns the text that follows a marker's name into a value. The
+// text is empty ("+genclient"), starts with "=" ("+groupName=apps") or,
+// for definitions made with DefineArgs, with ":"
+// ("+kubebuilder:resource:path=foos").
+type Parser[T any] func(arg string) (T, error)
+
+// Def is what the registry needs of a definition, whatever its value type.
+type Def interface {
+	Name() string
+	Target() Target
+	// Syntax is how the marker is written, e.g. "+groupName=<group>".
+	Syntax() string
+	Help() string
+	Repeatable() bool
+	takesArgs() bool
+	check(arg string) error
+}
+
+// Definition is a marker whose arguments parse into a T.
+type Definition[T any] struct {
+	name       string
+	target     Target
+	syntax     string
+	help       string
+	repeatable bool
+	args       bool
+	parse      Parser[T]
+}
+
+// Define returns a definition of a marker written "+name" or "+name=...".
+func Define[T any](name string, target Target, parse Parser[T], syntax, help string) *Definition[T] {
+	return &Definition[T]{name: name, target: target, syntax: syntax, help: help, parse: parse}
+}
+
+// DefineArgs returns a definition of a marker that takes named arguments
+// after a colon, kubebuilder style: "+name:key=value,key=value".
+func DefineArgs[T any](name string, target Target, parse Parser[T], syntax, help string) *Definition[T] {
+	d := Define(name, target, parse, syntax, help)
+	d.args = true
+	return d
+}
+
+// Repeated marks the definition as one that may appear more than once,
+// each occurrence adding a value.
+func (d *Definition[T]) Repeated() *Definition[T] {
+	d.repeatable = true
+	return d
+}
+
+func (d *Definition[T]) Name() string     { return d.name }
+func (d *Definition[T]) Target() Target   { return d.target }
+func (d *Definition[T]) Syntax() string   { return d.syntax }
+func (d *Definition[T]) Help() string     { return d.help }
+func (d *Definition[T]) Repeatable() bool { return d.repeatable }
+func (d *Definition[T]) takesArgs() bool  { return d.args }
+
+func (d *Definition[T]) check(arg string) error {
+	_, err := d.parse(arg)
+	return err
+}
+
+// Value is one parsed occurrence of a marker.
+type Value[T any] struct {
+	V   T
+	Pos token.Position
+}
+
+// Get returns the marker's value in s, and whether it is there. For a
+// repeated marker it is the first occurrence.
+func (d *Definition[T]) Get(s Set) (T, bool) {
+	all := d.All(s)
+	if len(all) == 0 {
+		var zero T
+		return zero, false
+	}
+	return all[0].V, true
+}
+
+// Has reports whether the marker is in s.
+func (d *Definition[T]) Has(s Set) bool { return len(s.found[d.key()]) > 0 }
+
+// Pos returns where the marker first appears in s.
+func (d *Definition[T]) Pos(s Set) token.Position {
+	if occ := s.found[d.key()]; len(occ) > 0 {
+		return occ[0].pos
+	}
+	return token.Position{}
+}
+
+// All returns every occurrence of the marker in s, in source order.
+func (d *Definition[T]) All(s Set) []Value[T] {
+	var out []Value[T]
+	for _, o := range s.found[d.key()] {
+		// Collect put only arguments that parse into the set.
+		if v, err := d.parse(o.arg); err == nil {
+			out = append(out, Value[T]{V: v, Pos: o.pos})
+		}
+	}
+	return out
+}
+
+func (d *Definition[T]) key() defKey { return defKey{d.name, d.target} }
+
+type defKey struct {
+	name   string
+	target Target
+}
+
+// Set is the markers found on one package, type or field.
+type Set struct {
+	found map[defKey][]occurrence
+}
+
+type occurrence struct {
+	arg string
+	pos token.Position
+}
+
+func (s *Set) add(d Def, arg string, pos token.Position) {
+	if s.found == nil {
+		s.found = map[defKey][]occurrence{}
+	}
+	k := defKey{d.Name(), d.Target()}
+	s.found[k] = append(s.found[k], occurrence{arg, pos})
+}
+
+// Diagnostic is a problem with a marker, at a position.
+type Diagnostic struct {
+	Pos     token.Position
+	Msg     string
+	Warning bool
+}
+
+func (d Diagnostic) Error() string {
+	kind := "error"
+	if d.Warning {
+		kind = "warning"
+	}
+	return fmt.Sprintf("%s: %s: %s", position(d.Pos), kind, d.Msg)
+}
+
+func position(p token.Position) string {
+	if p.Filename == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d", p.Filename, p.Line)
+}

@@ -1,0 +1,283 @@
+package markers
+
+import (
+	"go/parser"
+	"go/token"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func lines(texts ...string) []Line {
+	var out []Line
+	for i, t := range texts {
+		out = append(out, Line{Text: t, Pos: token.Position{Filename: "types.go", Line: i + 1}})
+	}
+	return out
+}
+
+func TestCollectTypedValues(t *testing.T) {
+	s, diags := All.Collect(lines(
+		"genclient",
+		"genclient:nonNamespaced",
+		"genclient:onlyVerbs=get,list,watch",
+		"genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale",
+		"genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale",
+		"kubebuilder:resource:path=policies,scope=Cluster,shortName={po,pol}",
+		"k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object",
+		"optional",
+		"listType=atomic",
+	), TargetType)
+	if len(diags) != 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	if !GenClient.Has(s) || !NonNamespaced.Has(s) || NoStatus.Has(s) {
+		t.Errorf("flags wrong")
+	}
+	if v, _ := OnlyVerbs.Get(s); !reflect.DeepEqual(v, []string{"get", "list", "watch"}) {
+		t.Errorf("onlyVerbs = %v", v)
+	}
+	ms := Method.All(s)
+	if len(ms) != 2 || ms[0].V.Name != "GetScale" || ms[1].V.Input != (TypeName{"k8s.io/api/autoscaling/v1", "Scale"}) || ms[1].Pos.Line != 5 {
+		t.Errorf("methods = %+v", ms)
+	}
+	if r, _ := Resource.Get(s); r != (ResourceSpec{Path: "policies", Scope: "Cluster"}) {
+		t.Errorf("resource = %+v", r)
+	}
+	if in, _ := DeepCopyInterfaces.Get(s); len(in) != 1 || in[0].Name != "Object" {
+		t.Errorf("interfaces = %+v", in)
+	}
+}
+
+func TestCollectDiagnostics(t *testing.T) {
+	for _, tc := range []struct {
+		line   string
+		target Target
+		want   string // substring; "" means no diagnostic
+		warn   bool
+	}{
+		{"genclient=true", TargetType, "takes no value", false},
+		{"genclient:nonNamspaced", TargetType, "did you mean +genclient:nonNamespaced?", false},
+		{"genclient:onlyVerbs=get,lsit", TargetType, `"lsit" is not one of`, false},
+		{"genclient:onlyVerbs=get,lsit", TargetType, "did you mean list?", false},
+		{"genclient:method=GetScale", TargetType, "verb= is required", false},
+		{"genclient:method=GetScale,verb=watch", TargetType, `verb: "watch" is not one of`, false},
+		{"genclient:method=Foo,verb=get,input=Scale", TargetType, "input= works only with verbs create, update, apply", false},
+		{"genclient:method=foo,verb=get", TargetType, "not an exported Go identifier", false},
+		{"genclientx", TargetType, "unknown marker +genclientx; did you mean +genclient?", false},
+		{"ctrlgen:controler", TargetType, "did you mean +ctrlgen:controller?", false},
+		{"ctrlgen:controller:owns=apps/v1.deployment", TargetType, "does not end in .<Kind>", false},
+		{"ctrlgen:controller:owns=apps/1.Deployment", TargetType, "version \"1\"", false},
+		{"ctrlgen:controller:finalizer=cleanup", TargetType, "domain-qualified", false},
+		{"genclient", TargetPackage, "+genclient applies to types, not packages", false},
+		{"groupName=apps", TargetType, "+groupName applies to packages, not types; ignored here", true},
+		{"groupName=Apps", TargetPackage, "not a DNS subdomain", false},
+		{"k8s:deepcopy-gen=package", TargetType, "value must be true or false", false},
+		{"k8s:deepcopy-gen=true", TargetPackage, `"true" is not one of package, false`, false},
+		{"kubebuilder:resource:scope=Clustr", TargetType, "did you mean Cluster?", false},
+		{"kubebuilder:validation:Minimum=1", TargetType, "", false},
+		{"optional", TargetField, "", false},
+		{"groupName=", TargetPackage, "", false},
+		{"k8s:deepcopy-gen=package,register=true", TargetPackage, "", false},
+		{"ctrlgen:controller:owns=v1.ConfigMap", TargetType, "", false},
+	} {
+		_, diags := All.Collect(lines(tc.line), tc.target)
+		if tc.want == "" {
+			if len(diags) != 0 {
+				t.Errorf("+%s: unexpected %v", tc.line, diags)
+			}
+			continue
+		}
+		if len(diags) != 1 || !strings.Contains(diags[0].Error(), tc.want) || diags[0].Warning != tc.warn {
+			t.Errorf("+%s: got %v, want one %q (warning %v)", tc.line, diags, tc.want, tc.warn)
+			continue
+		}
+		if !strings.HasPrefix(diags[0].Error(), "types.go:1: ") {
+			t.Errorf("+%s: %q lacks file:line", tc.line, diags[0].Error())
+		}
+	}
+}
+
+func TestCollectRepeats(t *testing.T) {
+	_, diags := All.Collect(lines("genclient", "genclient"), TargetType)
+	if len(diags) != 0 {
+		t.Errorf("identical repeat: %v", diags)
+	}
+	_, diags = All.Collect(lines("resourceName=a", "resourceName=b"), TargetType)
+	if len(diags) != 1 || !strings.Contains(diags[0].Msg, "twice with different values (first at types.go:1)") {
+		t.Errorf("conflicting repeat: %v", diags)
+	}
+}
+
+func TestGroupVersionKind(t *testing.T) {
+	for in, want := range map[string]GroupVersionKind{
+		"=apps/v1.Deployment":          {"apps", "v1", "Deployment"},
+		"=v1.ConfigMap":                {"", "v1", "ConfigMap"},
+		"=core/v1.Pod":                 {"", "v1", "Pod"},
+		"=crd.example.com/v1beta1.Foo": {"crd.example.com", "v1beta1", "Foo"},
+	} {
+		got, err := groupVersionKind(in)
+		if err != nil || got != want {
+			t.Errorf("%s: got %+v, %v", in, got, err)
+		}
+	}
+}
+
+const attachSrc = `// Package v1 is an API.
+// +groupName=example.com
+package v1
+
+// +genclient
+// Foo is attached as CommentLines.
+type Foo struct {
+	// +optional
+	Spec string
+
+	// +listType=atomic
+
+	Items []string
+}
+
+// +genclient
+// +genclient:nonNamespaced
+
+// Bar has a second-closest block.
+type Bar struct{}
+
+// +genclient
+
+type Baz struct{}
+
+// +genclient
+
+// +k8s:deepcopy-gen=true
+
+// Qux is too far from its first block.
+type Qux struct{}
+
+// +genclient
+func notAType() {}
+
+type (
+	// +genclient
+	Grouped struct{}
+)
+`
+
+func TestScanAttachment(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "types.go", attachSrc, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Scan(fset, f, false)
+	texts := func(ls []Line) []string {
+		var out []string
+		for _, l := range ls {
+			out = append(out, l.Text)
+		}
+		return out
+	}
+	if want := []string{"groupName=example.com"}; !reflect.DeepEqual(texts(got.Package), want) {
+		t.Errorf("package = %v", texts(got.Package))
+	}
+	types := map[string][]string{}
+	for _, tl := range got.Types {
+		types[tl.Spec.Name.Name] = texts(tl.Lines)
+	}
+	want := map[string][]string{
+		"Foo":     {"genclient"},
+		"Bar":     {"genclient", "genclient:nonNamespaced"},
+		"Baz":     {"genclient"},
+		"Qux":     {"k8s:deepcopy-gen=true"},
+		"Grouped": {"genclient"},
+	}
+	if !reflect.DeepEqual(types, want) {
+		t.Errorf("types = %v, want %v", types, want)
+	}
+	if len(got.Fields) != 1 || texts(got.Fields[0].Lines)[0] != "optional" {
+		t.Errorf("fields = %+v", got.Fields)
+	}
+	var detached []string
+	for _, d := range got.Detached {
+		for _, diag := range All.Detached(d) {
+			detached = append(detached, diag.Error())
+		}
+	}
+	wantDetached := []string{
+		"types.go:26: warning: +genclient ignored: 4 line(s) above type Qux is too far",
+		"types.go:33: warning: +genclient not attached to any type or package; ignored",
+	}
+	if len(detached) != len(wantDetached) {
+		t.Fatalf("detached = %q", detached)
+	}
+	for i := range wantDetached {
+		if !strings.HasPrefix(detached[i], wantDetached[i]) {
+			t.Errorf("detached[%d] = %q, want prefix %q", i, detached[i], wantDetached[i])
+		}
+	}
+}
+
+func TestScanDocFileIsAllPackage(t *testing.T) {
+	src := "// +k8s:deepcopy-gen=package\n\n// +groupName=apps\npackage v1\n\n// +groupGoName=Apps\n"
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "doc.go", src, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Scan(fset, f, true)
+	if len(got.Package) != 3 || len(got.Detached) != 0 {
+		t.Errorf("package = %+v, detached = %+v", got.Package, got.Detached)
+	}
+}
+
+// FuzzMarkers feeds arbitrary comment text through the scanner and every
+// registry path: nothing may panic, and every diagnostic has a position.
+func FuzzMarkers(f *testing.F) {
+	for _, s := range []string{
+		"+genclient", "+genclient=true", "+genclient:method=GetScale,verb=get,subresource=scale,result=k8s.io/api/autoscaling/v1.Scale",
+		"+kubebuilder:resource:path=foos,scope=Cluster,shortName={a,b}", "+kubebuilder:resource:\"", "+k8s:deepcopy-gen=package,register",
+		"+ctrlgen:controller:owns=apps/v1.Deployment", "+ctrlgen:controller:owns=.", "+genclient:onlyVerbs=", "+=", "+", "+:",
+		"+genclient:method=,", "+genclient:method=A,verb=get,verb=list", "+groupName=", "+k8s:deepcopy-gen:interfaces=,,.",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		src := "package p\n\n/*\n" + strings.ReplaceAll(text, "*/", "") + "\n*/\ntype T struct{}\n"
+		fset := token.NewFileSet()
+		file, err := parser.ParseFile(fset, "f.go", src, parser.ParseComments)
+		if err != nil {
+			return
+		}
+		scanned := Scan(fset, file, false)
+		var all []Line
+		for _, tl := range scanned.Types {
+			all = append(all, tl.Lines...)
+		}
+		for _, target := range []Target{TargetPackage, TargetType, TargetField} {
+			s, diags := All.Collect(all, target)
+			for _, d := range diags {
+				if d.Pos.Line == 0 {
+					t.Errorf("diagnostic without position: %v", d)
+				}
+			}
+			for _, def := range All.Defs() {
+				def.check(strings.TrimPrefix(text, "+"))
+			}
+			Method.All(s)
+			Resource.All(s)
+			ControllerOwns.All(s)
+		}
+		for _, d := range scanned.Detached {
+			All.Detached(d)
+		}
+	})
+}
+
+func TestUnknownListsKnown(t *testing.T) {
+	_, diags := All.Collect(lines("genclient:frobnicate"), TargetType)
+	want := "unknown marker +genclient:frobnicate; known ones: +genclient, +genclient:method, +genclient:noStatus"
+	if len(diags) != 1 || !strings.Contains(diags[0].Msg, want) {
+		t.Errorf("got %v, want %q", diags, want)
+	}
+}

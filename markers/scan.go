@@ -1,0 +1,162 @@
+package markers
+
+import (
+	"go/ast"
+	"go/token"
+	"sort"
+	"strings"
+)
+
+// File holds one Go file's marker lines by what they belong to.
+//
+// Attachment follows gengo (k8s.io/gengo/v2/parser), which every
+// code-generator tool reads markers through. A type's markers are its
+// "CommentLines", the comment block whose last line is the line just above
+// the type's name, and its "SecondClosestCommentLines", the block whose
+// last line is two lines above the first line of CommentLines (or, when
+// there is none, two lines above the type): that is, one block separated by
+// a single blank line. A field's markers are the block just above it.
+// Package markers are every comment of doc.go (as gengo reads them) and,
+// in any file, the comments before the package clause (as controller-tools
+// reads kubebuilder's groupversion_info.go).
+type File struct {
+	Package []Line
+	Types   []TypeLines
+	Fields  []FieldLines
+	// Detached are comment blocks with markers that belong to nothing.
+	Detached []Detached
+}
+
+// TypeLines are the marker lines of one type declaration, the
+// second-closest block first, as gengo concatenates them.
+type TypeLines struct {
+	Spec  *ast.TypeSpec
+	Lines []Line
+}
+
+// FieldLines are the marker lines of one struct field.
+type FieldLines struct {
+	Field *ast.Field
+	Lines []Line
+}
+
+// Detached is a comment block with markers that no declaration reads.
+type Detached struct {
+	Lines []Line
+	// Next is the type declared right after the block, if the next
+	// declaration is a type; Gap is the number of lines between them.
+	Next *ast.TypeSpec
+	Gap  int
+}
+
+// Scan returns the marker lines of f. docFile says whether f is the
+// package's doc.go.
+func Scan(fset *token.FileSet, f *ast.File, docFile bool) *File {
+	s := scanner{fset: fset, f: f, byEnd: map[int]*ast.CommentGroup{}, used: map[*ast.CommentGroup]bool{}}
+	for _, g := range f.Comments {
+		s.byEnd[s.line(g.End())] = g
+	}
+	out := &File{}
+	pkgLine := s.line(f.Package)
+	for _, g := range f.Comments {
+		if docFile || s.line(g.End()) < pkgLine {
+			out.Package = append(out.Package, s.lines(g)...)
+			s.used[g] = true
+		}
+	}
+	var items []item
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			items = append(items, item{line: s.line(d.Pos())})
+			continue
+		}
+		for _, spec := range gd.Specs {
+			ts := spec.(*ast.TypeSpec)
+			items = append(items, item{line: s.line(ts.Name.Pos()), spec: ts})
+			out.Types = append(out.Types, TypeLines{Spec: ts, Lines: s.typeLines(ts.Name.Pos())})
+			ast.Inspect(ts.Type, func(n ast.Node) bool {
+				if field, ok := n.(*ast.Field); ok {
+					items = append(items, item{line: s.line(field.Pos())})
+					if g := s.byEnd[s.line(field.Pos())-1]; g != nil {
+						s.used[g] = true
+						out.Fields = append(out.Fields, FieldLines{Field: field, Lines: s.lines(g)})
+					}
+				}
+				return true
+			})
+		}
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].line < items[j].line })
+	for _, g := range f.Comments {
+		if lines := s.lines(g); len(lines) > 0 && !s.used[g] {
+			out.Detached = append(out.Detached, s.detached(g, lines, items))
+		}
+	}
+	return out
+}
+
+type scanner struct {
+	fset  *token.FileSet
+	f     *ast.File
+	byEnd map[int]*ast.CommentGroup // comment blocks by their last line
+	used  map[*ast.CommentGroup]bool
+}
+
+// item is a declaration or field start, to find what follows a block.
+type item struct {
+	line int
+	spec *ast.TypeSpec
+}
+
+func (s *scanner) line(p token.Pos) int { return s.fset.Position(p).Line }
+
+func (s *scanner) typeLines(name token.Pos) []Line {
+	closest := s.byEnd[s.line(name)-1]
+	var second *ast.CommentGroup
+	if closest != nil {
+		second = s.byEnd[s.line(closest.List[0].Slash)-2]
+	} else {
+		second = s.byEnd[s.line(name)-2]
+	}
+	var out []Line
+	for _, g := range []*ast.CommentGroup{second, closest} {
+		if g != nil {
+			s.used[g] = true
+			out = append(out, s.lines(g)...)
+		}
+	}
+	return out
+}
+
+func (s *scanner) detached(g *ast.CommentGroup, lines []Line, items []item) Detached {
+	end := s.line(g.End())
+	i := sort.Search(len(items), func(i int) bool { return items[i].line > end })
+	d := Detached{Lines: lines}
+	if i < len(items) && items[i].spec != nil {
+		d.Next, d.Gap = items[i].spec, items[i].line-end-1
+	}
+	return d
+}
+
+// lines returns the marker lines of a comment block: those that start
+// with "+" once the comment markers and surrounding spaces are removed.
+func (s *scanner) lines(g *ast.CommentGroup) []Line {
+	var out []Line
+	for _, c := range g.List {
+		pos := s.fset.Position(c.Slash)
+		text, isLine := strings.CutPrefix(c.Text, "//")
+		if !isLine {
+			text = strings.TrimSuffix(strings.TrimPrefix(c.Text, "/*"), "*/")
+		}
+		for i, l := range strings.Split(text, "\n") {
+			l = strings.TrimSpace(l)
+			if rest, ok := strings.CutPrefix(l, "+"); ok {
+				p := pos
+				p.Line += i
+				out = append(out, Line{Text: rest, Pos: p})
+			}
+		}
+	}
+	return out
+}

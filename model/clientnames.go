@@ -1,0 +1,224 @@
+package model
+
+// This file holds what the clientset, lister and informer generators need
+// beyond model.go: the names DeriveClientNames fills in, the per-output
+// selections of kinds, and FindUserExpansions. It is kept apart so that
+// the builder can call it as one step after it has filled model.go's
+// fields.
+
+import (
+	"errors"
+	"fmt"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// DeriveClientNames fills the fields marked "filled by DeriveClientNames"
+// from the fields the builder has already set. It may be called again.
+func DeriveClientNames(p *Project) {
+	for _, g := range p.Groups {
+		g.APIPath = "/apis"
+		if g.Name == "" {
+			g.APIPath = "/api"
+		}
+		for _, v := range g.Versions {
+			v.ClientsetField = lowerFirst(v.GroupVersionGoName)
+			v.TypedClientAlias = "typed" + v.TypesAlias
+			v.TypedClientFakeAlias = "fake" + v.TypesAlias
+			v.ListerAlias = "listers" + v.TypesAlias
+			for _, k := range v.Kinds {
+				k.FileName = strings.ToLower(k.Name)
+				k.LowerPluralGoName = lowerFirst(k.PluralGoName)
+				k.VarName = varName(k.Name)
+				k.QualifiedResource = strings.TrimSuffix(k.Plural+"."+v.Name+"."+g.Name, ".")
+				for _, m := range k.Methods {
+					m.InputVar = varName(m.Input.Name)
+				}
+			}
+		}
+	}
+}
+
+// FindUserExpansions sets HasClientExpansion and HasListerExpansion from
+// the files in the typed client and lister directories under OutputDir.
+func FindUserExpansions(p *Project) error {
+	exists := func(pkg, file string) (bool, error) {
+		dir, err := p.DirOf(pkg)
+		if err != nil {
+			return false, err
+		}
+		_, err = os.Stat(filepath.Join(dir, file))
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, os.ErrNotExist):
+			return false, nil
+		default:
+			return false, err
+		}
+	}
+	for _, g := range p.Groups {
+		for _, v := range g.Versions {
+			for _, k := range v.Kinds {
+				var err error
+				file := k.FileName + "_expansion.go"
+				if k.HasClientExpansion, err = exists(v.TypedClientPkg, file); err != nil {
+					return err
+				}
+				if k.HasListerExpansion, err = exists(v.ListerPkg, file); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// DirOf returns the directory of a generated package: OutputDir joined with
+// the package's import path relative to OutputPkg.
+func (p *Project) DirOf(importPath string) (string, error) {
+	if importPath == p.OutputPkg {
+		return p.OutputDir, nil
+	}
+	rel, ok := strings.CutPrefix(importPath, p.OutputPkg+"/")
+	if !ok {
+		return "", fmt.Errorf("package %s is not under the output package %s", importPath, p.OutputPkg)
+	}
+	return filepath.Join(p.OutputDir, filepath.FromSlash(rel)), nil
+}
+
+// ClientVersions are the versions with at least one kind that gets a typed
+// client, in model order.
+func (p *Project) ClientVersions() []*Version {
+	var out []*Version
+	for _, g := range p.Groups {
+		for _, v := range g.Versions {
+			if len(v.ClientKinds()) > 0 {
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+// InformerGroups are the groups with at least one kind that gets an
+// informer.
+func (p *Project) InformerGroups() []*Group {
+	var out []*Group
+	for _, g := range p.Groups {
+		if len(g.InformerVersions()) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// InformerVersions are the group's versions with at least one kind that
+// gets an informer.
+func (g *Group) InformerVersions() []*Version {
+	var out []*Version
+	for _, v := range g.Versions {
+		if len(v.InformerKinds()) > 0 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// InformerGroupPkg is the import path of the group's informer package,
+// which every version names.
+func (g *Group) InformerGroupPkg() string {
+	if len(g.Versions) == 0 {
+		return ""
+	}
+	return g.Versions[0].InformerGroupPkg
+}
+
+// ClientKinds are the kinds that get a typed client.
+func (v *Version) ClientKinds() []*Kind { return v.kinds(func(k *Kind) bool { return k.Client }) }
+
+// ListerKinds are the kinds that get a lister.
+func (v *Version) ListerKinds() []*Kind { return v.kinds(func(k *Kind) bool { return k.Lister }) }
+
+// InformerKinds are the kinds that get an informer. An informer lists and
+// watches through the typed client and serves a lister, so a kind needs
+// both.
+func (v *Version) InformerKinds() []*Kind {
+	return v.kinds(func(k *Kind) bool { return k.Informer && k.Client && k.Lister })
+}
+
+func (v *Version) kinds(keep func(*Kind) bool) []*Kind {
+	var out []*Kind
+	for _, k := range v.Kinds {
+		if keep(k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// HasStatusVerb reports whether the typed client has UpdateStatus: the verb
+// is allowed and the kind has a status.
+func (k *Kind) HasStatusVerb() bool { return k.HasStatus && k.Has(VerbUpdateStatus) }
+
+// HasListClient reports whether the typed client needs list support: List,
+// or DeleteCollection, which gentype implements next to List.
+func (k *Kind) HasListClient() bool { return k.Has(VerbList) || k.Has(VerbDeleteCollection) }
+
+// ClientMethods are the extra methods the typed client gets: those whose
+// verb is get, list, create, update or patch (the markers allow no others
+// but apply). Apply methods are left out, as client-gen leaves them out
+// when it generates no apply configurations.
+func (k *Kind) ClientMethods() []*Method {
+	var out []*Method
+	for _, m := range k.Methods {
+		switch m.Verb {
+		case VerbGet, VerbList, VerbCreate, VerbUpdate, VerbPatch:
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// IsSubresource reports whether the method acts on a subresource.
+func (m *Method) IsSubresource() bool { return m.Subresource != "" }
+
+func lowerFirst(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToLower(r)) + s[n:]
+}
+
+// reservedVarNames are the import aliases and local names of generated
+// client methods: a parameter of that name would shadow them.
+var reservedVarNames = map[string]bool{
+	// import aliases
+	"context": true, "time": true, "metav1": true, "types": true, "watch": true,
+	"scheme": true, "gentype": true, "testing": true, "fakeclient": true,
+	// names in method bodies
+	"c": true, "ctx": true, "opts": true, "options": true, "name": true, "result": true,
+	"err": true, "pt": true, "data": true, "subresources": true, "timeout": true,
+}
+
+// varName is a parameter name for an object of type typeName: the type
+// with a lower-case first letter, suffixed when that would be a keyword,
+// a predeclared identifier or a name the generated code uses.
+func varName(typeName string) string {
+	s := lowerFirst(typeName)
+	if token.IsKeyword(s) || reservedVarNames[s] || predeclaredNames[s] {
+		s += "Obj"
+	}
+	return s
+}
+
+var predeclaredNames = map[string]bool{
+	"any": true, "bool": true, "byte": true, "error": true, "string": true, "int": true,
+	"len": true, "cap": true, "new": true, "make": true, "append": true, "copy": true,
+	"nil": true, "true": true, "false": true, "close": true, "delete": true, "panic": true,
+	"recover": true, "print": true, "println": true, "complex": true, "real": true,
+	"imag": true, "clear": true, "min": true, "max": true, "iota": true, "rune": true,
+	"uint": true, "float64": true, "float32": true, "int64": true, "int32": true,
+}

@@ -1,0 +1,55 @@
+package model
+
+import "github.com/ctrlgen/ctrlgen/typegraph"
+
+// Register is what a package's zz_generated.register.go declares: the
+// register-gen identifiers the package does not declare itself.
+type Register struct {
+	GroupName          bool // const GroupName
+	SchemeGroupVersion bool // var SchemeGroupVersion
+	Kind               bool // func Kind(string) schema.GroupKind
+	Resource           bool // func Resource(string) schema.GroupResource
+	// SchemeBuilder covers SchemeBuilder, localSchemeBuilder, AddToScheme
+	// and addKnownTypes, which only make sense together.
+	SchemeBuilder bool
+	// Types are what addKnownTypes registers: the types that embed
+	// TypeMeta, sorted.
+	Types []string
+}
+
+// DeepCopy is a package's deep-copy configuration, read from
+// "+k8s:deepcopy-gen" (or kubebuilder's "+kubebuilder:object:generate").
+type DeepCopy struct {
+	// All is "+k8s:deepcopy-gen=package": every copyable type gets deep-copy
+	// functions unless it opts out.
+	All bool
+	// Types are the package's type declarations, sorted by name.
+	Types []*DeepCopyType
+}
+
+// DeepCopyType is one type declaration and its deep-copy markers.
+type DeepCopyType struct {
+	Type *typegraph.Type
+	// Enabled is the type's own "+k8s:deepcopy-gen=true|false"; nil when
+	// it has none.
+	Enabled *bool
+	// Interfaces get a DeepCopy<Name> method each, sorted by full name:
+	// from "+k8s:deepcopy-gen:interfaces=", and runtime.Object for
+	// "+kubebuilder:object:root" types, +genclient kinds and their lists.
+	Interfaces []*typegraph.Type
+	// NonPointerInterfaces puts those methods on the value receiver.
+	NonPointerInterfaces bool
+}
+
+// Controller is a kind's "+ctrlgen:controller" configuration.
+type Controller struct {
+	// Owns are the kinds the controller watches through owner references.
+	Owns []GroupVersionKind
+	// Finalizer is the finalizer the controller adds; may be empty.
+	Finalizer string
+}
+
+// GroupVersionKind names a kind; Group is empty for the core group.
+type GroupVersionKind struct {
+	Group, Version, Kind string
+}

@@ -1,0 +1,262 @@
+// Package output compares generated files with what is on disk and
+// applies the difference: it writes only files whose bytes differ and
+// removes stale files ctrlgen generated before, only where ctrlgen writes.
+package output
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/pmezard/go-difflib/difflib"
+
+	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/loader"
+)
+
+// File is a generated file, formatted.
+type File struct {
+	Path    string // absolute
+	Content []byte
+	// Once files are written for the user to edit: created when missing,
+	// never overwritten nor removed.
+	Once bool
+}
+
+// Scope is where a run may write.
+type Scope struct {
+	// OutputDir holds the generated packages; any file below it may be
+	// written, and stale generated ones removed.
+	OutputDir string
+	// TypeDirs are the writable API packages' directories, where only
+	// zz_generated.*.go files are written and removed.
+	TypeDirs []string
+	// RemoveStale removes generated files that the run no longer
+	// produces. Off when only some generators run.
+	RemoveStale bool
+}
+
+// Change is one file a plan writes.
+type Change struct {
+	File
+	// Old is the current content; nil for a new file.
+	Old []byte
+}
+
+// Plan is what applying a run's files changes.
+type Plan struct {
+	Writes  []Change
+	Removes []string
+	// Unchanged counts the files already up to date.
+	Unchanged int
+}
+
+// Empty reports whether the plan changes nothing.
+func (p *Plan) Empty() bool { return len(p.Writes) == 0 && len(p.Removes) == 0 }
+
+// Compute compares files with the disk. It fails, before anything is
+// written, on a file outside the scope, a path produced twice, or a
+// hand-written file in the way.
+func Compute(files []File, scope Scope) (*Plan, error) {
+	p := &Plan{}
+	produced := map[string]bool{}
+	var errs []error
+	for _, f := range files {
+		if err := scope.allows(f.Path); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if produced[f.Path] {
+			errs = append(errs, fmt.Errorf("%s is generated twice", f.Path))
+			continue
+		}
+		produced[f.Path] = true
+		old, err := os.ReadFile(f.Path)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			p.Writes = append(p.Writes, Change{File: f})
+		case err != nil:
+			errs = append(errs, err)
+		case bytes.Equal(old, f.Content), f.Once:
+			p.Unchanged++
+		case !loader.IsGenerated(old):
+			errs = append(errs, fmt.Errorf("%s exists and is not a generated file; not overwriting it", f.Path))
+		default:
+			p.Writes = append(p.Writes, Change{File: f, Old: old})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	if scope.RemoveStale {
+		stale, err := scope.stale(produced)
+		if err != nil {
+			return nil, err
+		}
+		p.Removes = stale
+	}
+	return p, nil
+}
+
+func (s Scope) allows(path string) error {
+	if within(s.OutputDir, path) {
+		return nil
+	}
+	dir, base := filepath.Split(path)
+	if isTypeFile(base) {
+		for _, d := range s.TypeDirs {
+			if filepath.Clean(dir) == filepath.Clean(d) {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("%s is outside the output directory %s", path, s.OutputDir)
+}
+
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+}
+
+func isTypeFile(base string) bool {
+	return strings.HasPrefix(base, "zz_generated.") && strings.HasSuffix(base, ".go")
+}
+
+// stale returns ctrlgen's generated files in scope that the run did not
+// produce: Go files starting with gen.Header.
+func (s Scope) stale(produced map[string]bool) ([]string, error) {
+	var out []string
+	check := func(path string) error {
+		if produced[path] || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		ours, err := startsWithHeader(path)
+		if ours {
+			out = append(out, path)
+		}
+		return err
+	}
+	err := filepath.WalkDir(s.OutputDir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && path == s.OutputDir:
+			return filepath.SkipAll
+		case err != nil:
+			return err
+		case d.IsDir():
+			return nil
+		}
+		return check(path)
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, dir := range s.TypeDirs {
+		matches, err := filepath.Glob(filepath.Join(dir, "zz_generated.*.go"))
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range matches {
+			if err := check(m); err != nil {
+				return nil, err
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func startsWithHeader(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	buf := make([]byte, len(gen.Header)+1)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return bytes.Equal(buf[:n], []byte(gen.Header+"\n")), nil
+}
+
+// Apply writes and removes what the plan says. Each file is written to a
+// temporary file and renamed into place. Directories below outputDir that
+// removals leave empty are removed too.
+func (p *Plan) Apply(outputDir string) error {
+	for _, c := range p.Writes {
+		if err := writeFile(c.Path, c.Content); err != nil {
+			return err
+		}
+	}
+	for _, path := range p.Removes {
+		if err := os.Remove(path); err != nil {
+			return err
+		}
+		for dir := filepath.Dir(path); within(outputDir, dir); dir = filepath.Dir(dir) {
+			if os.Remove(dir) != nil {
+				break // not empty
+			}
+		}
+	}
+	return nil
+}
+
+func writeFile(path string, content []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".ctrlgen-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(content)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// Report writes what the plan would change: a unified diff for each
+// changed file, and the names of new and removed files. rel shortens
+// paths for display.
+func (p *Plan) Report(w io.Writer, rel func(string) string) error {
+	for _, c := range p.Writes {
+		if c.Old == nil {
+			fmt.Fprintf(w, "new: %s\n", rel(c.Path))
+			continue
+		}
+		if err := Diff(w, rel(c.Path), c.Old, c.Content); err != nil {
+			return err
+		}
+	}
+	for _, path := range p.Removes {
+		fmt.Fprintf(w, "stale: %s\n", rel(path))
+	}
+	return nil
+}
+
+// Diff writes a unified diff from a to b.
+func Diff(w io.Writer, name string, a, b []byte) error {
+	return difflib.WriteUnifiedDiff(w, difflib.UnifiedDiff{
+		A:        difflib.SplitLines(string(a)),
+		B:        difflib.SplitLines(string(b)),
+		FromFile: "a/" + name,
+		ToFile:   "b/" + name,
+		Context:  3,
+	})
+}

@@ -1,0 +1,95 @@
+package output
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctrlgen/ctrlgen/generators/gen"
+)
+
+const ours = gen.Header + "\n\npackage x\n"
+
+func setup(t *testing.T, files map[string]string) string {
+	dir := t.TempDir()
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestComputeAndApply(t *testing.T) {
+	dir := setup(t, map[string]string{
+		"out/same.go":                 ours,
+		"out/changed.go":              ours,
+		"out/old/stale.go":            ours,
+		"out/handwritten.go":          "package x\n",
+		"out/notes.txt":               gen.Header + "\n",
+		"apis/v1/zz_generated.old.go": ours,
+		"apis/v1/types.go":            ours,
+		"elsewhere/zz_generated.x.go": ours,
+	})
+	scope := Scope{OutputDir: filepath.Join(dir, "out"), TypeDirs: []string{filepath.Join(dir, "apis/v1")}, RemoveStale: true}
+	files := []File{
+		{Path: filepath.Join(dir, "out/same.go"), Content: []byte(ours)},
+		{Path: filepath.Join(dir, "out/changed.go"), Content: []byte(ours + "// more\n")},
+		{Path: filepath.Join(dir, "out/new/new.go"), Content: []byte(ours)},
+		{Path: filepath.Join(dir, "apis/v1/zz_generated.deepcopy.go"), Content: []byte(ours)},
+	}
+	plan, err := Compute(files, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Unchanged != 1 || len(plan.Writes) != 3 {
+		t.Errorf("unchanged %d, writes %d", plan.Unchanged, len(plan.Writes))
+	}
+	wantRemoved := []string{filepath.Join(dir, "apis/v1/zz_generated.old.go"), filepath.Join(dir, "out/old/stale.go")}
+	if strings.Join(plan.Removes, " ") != strings.Join(wantRemoved, " ") {
+		t.Errorf("removes %v, want %v", plan.Removes, wantRemoved)
+	}
+	var report bytes.Buffer
+	plan.Report(&report, func(p string) string { r, _ := filepath.Rel(dir, p); return r })
+	for _, want := range []string{"+++ b/out/changed.go", "+// more", "new: out/new/new.go", "stale: out/old/stale.go"} {
+		if !strings.Contains(report.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, report.String())
+		}
+	}
+	if err := plan.Apply(scope.OutputDir); err != nil {
+		t.Fatal(err)
+	}
+	for name, present := range map[string]bool{
+		"out/new/new.go": true, "out/handwritten.go": true, "out/notes.txt": true, "apis/v1/types.go": true,
+		"elsewhere/zz_generated.x.go": true, "out/old": false, "apis/v1/zz_generated.old.go": false,
+	} {
+		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != present {
+			t.Errorf("%s: present %v, want %v", name, err == nil, present)
+		}
+	}
+}
+
+func TestComputeRefuses(t *testing.T) {
+	dir := setup(t, map[string]string{"out/mine.go": "package x\n", "apis/v1/types.go": "package v1\n"})
+	scope := Scope{OutputDir: filepath.Join(dir, "out"), TypeDirs: []string{filepath.Join(dir, "apis/v1")}}
+	for _, tc := range []struct {
+		files []File
+		want  string
+	}{
+		{[]File{{Path: filepath.Join(dir, "out/mine.go")}}, "is not a generated file; not overwriting it"},
+		{[]File{{Path: filepath.Join(dir, "apis/v1/types_gen.go")}}, "is outside the output directory"},
+		{[]File{{Path: filepath.Join(dir, "out/a.go")}, {Path: filepath.Join(dir, "out/a.go")}}, "is generated twice"},
+	} {
+		if _, err := Compute(tc.files, scope); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+	once := []File{{Path: filepath.Join(dir, "out/mine.go"), Content: []byte("package y\n"), Once: true}}
+	if plan, err := Compute(once, scope); err != nil || !plan.Empty() {
+		t.Errorf("a file written once was to be rewritten: %v %+v", err, plan)
+	}
+}
