@@ -1,0 +1,319 @@
+// Package controller runs a reconcile loop over one kind, in the shape of
+// kube-controller-manager's controllers: informer events become keys in a
+// rate-limited workqueue, and workers hand each key's object to the user's
+// Reconcile. Generated wiring fills Options with typed functions, so nothing
+// here needs reflection.
+package controller
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/workqueue"
+)
+
+// Options describe a controller. Informer, DeepCopy and Reconcile are
+// required; the rest turn features on.
+type Options[T cache.Object] struct {
+	// Name labels the queue, metrics, logs and events.
+	Name     string
+	Informer cache.SharedIndexInformer[T]
+	DeepCopy func(T) T
+
+	// Reconcile is given a deep copy of the cached object; it may change
+	// the copy's status, which is written back when it changed.
+	Reconcile func(ctx context.Context, obj T) (Result, error)
+	// Deleted, if set, is called for a key whose object is gone.
+	Deleted func(ctx context.Context, key cache.ObjectName) error
+
+	// Get reads the object from the apiserver, for a fresh copy after a
+	// conflict.
+	Get func(ctx context.Context, key cache.ObjectName) (T, error)
+	// Update writes the whole object; needed with Finalizer.
+	Update func(ctx context.Context, obj T) (T, error)
+	// UpdateStatus writes the status subresource; with StatusEqual and
+	// CopyStatus it turns on status write-back.
+	UpdateStatus func(ctx context.Context, obj T) (T, error)
+	StatusEqual  func(a, b T) bool
+	CopyStatus   func(dst, src T)
+	// SetObservedGeneration, when the type has status.observedGeneration,
+	// records the generation a successful Reconcile saw.
+	SetObservedGeneration func(obj T, generation int64)
+
+	// Finalizer, with Finalize, is added to live objects and removed after
+	// Finalize succeeds on an object being deleted.
+	Finalizer string
+	Finalize  func(ctx context.Context, obj T) error
+
+	// RateLimiter spaces the retries of failing keys; default
+	// workqueue.DefaultControllerRateLimiter.
+	RateLimiter workqueue.RateLimiter[cache.ObjectName]
+	// Recorder, if set, receives a Warning event for permanent errors and
+	// panics.
+	Recorder record.EventRecorder
+	// StatusConflictRetries bounds the fresh-Get retries of a conflicting
+	// status write; default 5.
+	StatusConflictRetries int
+}
+
+// Controller reconciles the objects of one informer.
+type Controller[T cache.Object] struct {
+	opts    Options[T]
+	synced  []cache.InformerSynced
+	queue   atomic.Pointer[queueBox]
+	metrics *controllerMetrics
+}
+
+// queueBox holds the queue of the current Run; events that arrive while no
+// Run is active (for example while another process leads) are dropped,
+// because each Run starts by queueing every cached key.
+type queueBox struct {
+	q workqueue.RateLimiting[cache.ObjectName]
+}
+
+// New returns a controller and registers its event handler on the
+// informer.
+func New[T cache.Object](opts Options[T]) (*Controller[T], error) {
+	switch {
+	case opts.Name == "":
+		return nil, fmt.Errorf("controller: Name is required")
+	case opts.Informer == nil || opts.DeepCopy == nil || opts.Reconcile == nil:
+		return nil, fmt.Errorf("controller %s: Informer, DeepCopy and Reconcile are required", opts.Name)
+	case opts.Finalizer != "" && (opts.Finalize == nil || opts.Update == nil):
+		return nil, fmt.Errorf("controller %s: Finalizer needs Finalize and Update", opts.Name)
+	case opts.UpdateStatus != nil && (opts.StatusEqual == nil || opts.CopyStatus == nil || opts.Get == nil):
+		return nil, fmt.Errorf("controller %s: UpdateStatus needs StatusEqual, CopyStatus and Get", opts.Name)
+	}
+	if opts.RateLimiter == nil {
+		opts.RateLimiter = workqueue.DefaultControllerRateLimiter[cache.ObjectName]()
+	}
+	if opts.StatusConflictRetries == 0 {
+		opts.StatusConflictRetries = 5
+	}
+	c := &Controller[T]{opts: opts, metrics: metricsFor(opts.Name)}
+	reg, err := opts.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs[T]{
+		AddFunc:    func(obj T, _ bool) { c.Enqueue(cache.MetaObjectName(obj)) },
+		UpdateFunc: func(_, obj T) { c.Enqueue(cache.MetaObjectName(obj)) },
+		DeleteFunc: func(obj T, _ bool) { c.Enqueue(cache.MetaObjectName(obj)) },
+	}, cache.HandlerOptions{Name: opts.Name})
+	if err != nil {
+		return nil, fmt.Errorf("controller %s: %w", opts.Name, err)
+	}
+	c.synced = append(c.synced, reg.HasSynced)
+	return c, nil
+}
+
+// Name is the controller's name.
+func (c *Controller[T]) Name() string { return c.opts.Name }
+
+// Enqueue queues key for reconciling, if the controller is running.
+func (c *Controller[T]) Enqueue(key cache.ObjectName) {
+	if b := c.queue.Load(); b != nil {
+		b.q.Add(key)
+	}
+}
+
+// EnqueueAfter queues key after d, if the controller is running.
+func (c *Controller[T]) EnqueueAfter(key cache.ObjectName, d time.Duration) {
+	if b := c.queue.Load(); b != nil {
+		b.q.AddAfter(key, d)
+	}
+}
+
+// HasSynced reports whether every informer the controller watches has
+// delivered its initial list to it.
+func (c *Controller[T]) HasSynced() bool {
+	for _, s := range c.synced {
+		if !s() {
+			return false
+		}
+	}
+	return true
+}
+
+// Run waits for the caches, queues every cached object, and reconciles
+// with the given number of workers until ctx is done. It then stops taking
+// keys and returns once in-flight reconciles have finished. Run may be
+// called again after it returns, e.g. on each leader-election term.
+func (c *Controller[T]) Run(ctx context.Context, workers int) error {
+	logger := klog.FromContext(ctx).WithValues("controller", c.opts.Name)
+	ctx = klog.NewContext(ctx, logger)
+	if !cache.WaitForCacheSync(ctx, c.HasSynced) {
+		return fmt.Errorf("controller %s: caches did not sync: %w", c.opts.Name, ctx.Err())
+	}
+	q := workqueue.NewRateLimitingQueue(c.opts.RateLimiter, workqueue.Config{Name: c.opts.Name})
+	if !c.queue.CompareAndSwap(nil, &queueBox{q}) {
+		q.ShutDown()
+		return fmt.Errorf("controller %s: already running", c.opts.Name)
+	}
+	for _, key := range c.opts.Informer.GetIndexer().ListKeys() {
+		q.Add(key)
+	}
+	logger.Info("Starting workers", "count", workers)
+	c.metrics.maxWorkers.Set(float64(workers))
+
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for c.processNextWorkItem(ctx, q) {
+			}
+		})
+	}
+	<-ctx.Done()
+	logger.Info("Stopping workers; waiting for in-flight reconciles")
+	q.ShutDownWithDrain()
+	wg.Wait()
+	c.queue.Store(nil)
+	return nil
+}
+
+func (c *Controller[T]) processNextWorkItem(ctx context.Context, q workqueue.RateLimiting[cache.ObjectName]) bool {
+	key, shutdown := q.Get()
+	if shutdown {
+		return false
+	}
+	defer q.Done(key)
+	c.metrics.activeWorkers.Inc()
+	start := time.Now()
+	res, err := c.reconcile(ctx, key)
+	c.metrics.reconcileTime.Observe(time.Since(start).Seconds())
+	c.metrics.activeWorkers.Dec()
+
+	logger := klog.FromContext(ctx).WithValues("key", key.String())
+	switch {
+	case err == nil && res.RequeueAfter > 0:
+		q.Forget(key)
+		q.AddAfter(key, res.RequeueAfter)
+		c.metrics.result(resultRequeueAfter)
+	case err == nil && res.Requeue:
+		q.AddRateLimited(key)
+		c.metrics.result(resultRequeue)
+	case err == nil:
+		q.Forget(key)
+		c.metrics.result(resultSuccess)
+	case IsPermanent(err):
+		q.Forget(key)
+		c.metrics.result(resultError)
+		c.metrics.terminalErrors.Inc()
+		logger.Error(err, "Reconcile failed permanently; not retrying")
+		c.event(key, "ReconcileFailed", err)
+	case apierrors.IsConflict(err):
+		// Someone else wrote first; the next attempt reads their version.
+		q.AddRateLimited(key)
+		c.metrics.result(resultRequeue)
+		logger.V(4).Info("Conflict; retrying", "err", err.Error())
+	default:
+		q.AddRateLimited(key)
+		c.metrics.result(resultError)
+		logger.Error(err, "Reconcile failed; retrying", "requeues", q.NumRequeues(key))
+	}
+	return true
+}
+
+func (c *Controller[T]) reconcile(ctx context.Context, key cache.ObjectName) (res Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.metrics.panics.Inc()
+			err = fmt.Errorf("panic in reconcile of %s: %v [recovered]\n%s", key, r, debug.Stack())
+			c.event(key, "ReconcilePanic", fmt.Errorf("%v", r))
+		}
+	}()
+	cached, exists, _ := c.opts.Informer.GetIndexer().GetByKey(key)
+	if !exists {
+		if c.opts.Deleted != nil {
+			return Result{}, c.opts.Deleted(ctx, key)
+		}
+		return Result{}, nil
+	}
+	obj := c.opts.DeepCopy(cached)
+	if c.opts.Finalizer != "" {
+		var stop bool
+		if obj, stop, err = c.handleFinalizer(ctx, obj); stop || err != nil {
+			return Result{}, err
+		}
+	}
+	res, err = c.opts.Reconcile(ctx, obj)
+	if err == nil && c.opts.SetObservedGeneration != nil {
+		c.opts.SetObservedGeneration(obj, obj.GetGeneration())
+	}
+	// Status is written even when Reconcile failed: a condition that says
+	// why is what the user looks at.
+	if serr := c.writeStatus(ctx, key, cached, obj); serr != nil && err == nil {
+		err = serr
+	}
+	return res, err
+}
+
+// handleFinalizer adds the finalizer to live objects, and runs Finalize
+// then removes the finalizer on objects being deleted. stop says the
+// object needs no Reconcile.
+func (c *Controller[T]) handleFinalizer(ctx context.Context, obj T) (_ T, stop bool, _ error) {
+	has := slices.Contains(obj.GetFinalizers(), c.opts.Finalizer)
+	if obj.GetDeletionTimestamp() != nil {
+		if !has {
+			return obj, true, nil
+		}
+		if err := c.opts.Finalize(ctx, obj); err != nil {
+			return obj, true, err
+		}
+		obj.SetFinalizers(slices.DeleteFunc(slices.Clone(obj.GetFinalizers()), func(f string) bool { return f == c.opts.Finalizer }))
+		_, err := c.opts.Update(ctx, obj)
+		if apierrors.IsNotFound(err) {
+			err = nil
+		}
+		return obj, true, err
+	}
+	if has {
+		return obj, false, nil
+	}
+	obj.SetFinalizers(append(slices.Clone(obj.GetFinalizers()), c.opts.Finalizer))
+	updated, err := c.opts.Update(ctx, obj)
+	if err != nil {
+		return obj, true, err
+	}
+	return updated, false, nil
+}
+
+// writeStatus writes obj's status if it differs from the cached object's.
+// A conflict is retried on a fresh copy carrying the new status.
+func (c *Controller[T]) writeStatus(ctx context.Context, key cache.ObjectName, cached, obj T) error {
+	if c.opts.UpdateStatus == nil || c.opts.StatusEqual(cached, obj) {
+		return nil
+	}
+	_, err := c.opts.UpdateStatus(ctx, obj)
+	for i := 0; apierrors.IsConflict(err) && i < c.opts.StatusConflictRetries; i++ {
+		fresh, gerr := c.opts.Get(ctx, key)
+		if apierrors.IsNotFound(gerr) {
+			return nil
+		}
+		if gerr != nil {
+			return gerr
+		}
+		c.opts.CopyStatus(fresh, obj)
+		_, err = c.opts.UpdateStatus(ctx, fresh)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil // deleted meanwhile; nothing left to report on
+	}
+	return err
+}
+
+func (c *Controller[T]) event(key cache.ObjectName, reason string, err error) {
+	if c.opts.Recorder == nil {
+		return
+	}
+	if obj, ok, _ := c.opts.Informer.GetIndexer().GetByKey(key); ok {
+		c.opts.Recorder.Event(obj, corev1.EventTypeWarning, reason, err.Error())
+	}
+}

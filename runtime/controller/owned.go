@@ -1,0 +1,67 @@
+package controller
+
+import (
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
+)
+
+// Owner names the kind a controller reconciles, as it appears in the
+// ownerReferences of the objects it owns.
+type Owner struct {
+	schema.GroupKind
+	// Namespaced owners live in their dependents' namespace; cluster-scoped
+	// ones have none.
+	Namespaced bool
+}
+
+// WatchOwned makes c reconcile the owner named by the controller reference
+// of every object of informer, as kube-controller-manager's Deployment
+// controller does for its ReplicaSets. When an update moves an object to
+// another owner, both owners are reconciled. Call it before Run.
+func WatchOwned[O cache.Object, T cache.Object](c *Controller[T], informer cache.SharedIndexInformer[O], owner Owner) error {
+	enqueueOwner := func(obj O) {
+		if key, ok := owner.keyOf(obj); ok {
+			c.Enqueue(key)
+		}
+	}
+	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs[O]{
+		AddFunc: func(obj O, _ bool) { enqueueOwner(obj) },
+		UpdateFunc: func(old, obj O) {
+			oldKey, oldOK := owner.keyOf(old)
+			newKey, newOK := owner.keyOf(obj)
+			if oldOK && (!newOK || oldKey != newKey) {
+				c.Enqueue(oldKey)
+			}
+			if newOK {
+				c.Enqueue(newKey)
+			}
+		},
+		DeleteFunc: func(obj O, _ bool) { enqueueOwner(obj) },
+	}, cache.HandlerOptions{Name: c.opts.Name})
+	if err != nil {
+		return fmt.Errorf("controller %s: watch owned objects: %w", c.opts.Name, err)
+	}
+	c.synced = append(c.synced, reg.HasSynced)
+	return nil
+}
+
+// keyOf returns the key of obj's controlling owner, if it is of this kind.
+func (o Owner) keyOf(obj metav1.Object) (cache.ObjectName, bool) {
+	ref := metav1.GetControllerOf(obj)
+	if ref == nil || ref.Kind != o.Kind {
+		return cache.ObjectName{}, false
+	}
+	gv, err := schema.ParseGroupVersion(ref.APIVersion)
+	if err != nil || gv.Group != o.Group {
+		return cache.ObjectName{}, false
+	}
+	ns := ""
+	if o.Namespaced {
+		ns = obj.GetNamespace()
+	}
+	return cache.ObjectName{Namespace: ns, Name: ref.Name}, true
+}

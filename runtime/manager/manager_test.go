@@ -1,0 +1,211 @@
+package manager
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/cache/cachetest"
+	"github.com/ctrlgen/ctrlgen/runtime/controller"
+)
+
+func TestEnabledFollowsControllerManagerRules(t *testing.T) {
+	for _, tc := range []struct {
+		list        string
+		onByDefault bool
+		want        bool
+	}{
+		{"*", true, true},
+		{"*", false, false},
+		{"*,-foo", true, false},
+		{"-foo,*", true, false},
+		{"foo", false, true},
+		{"bar", true, false},
+		{"foo,-foo", true, true},
+	} {
+		if got := enabled("foo", tc.onByDefault, splitList(tc.list)); got != tc.want {
+			t.Errorf("enabled(foo, default %v, %q) = %v, want %v", tc.onByDefault, tc.list, got, tc.want)
+		}
+	}
+}
+
+func TestFlagsOverrideDefaults(t *testing.T) {
+	o := DefaultOptions()
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	o.AddFlags(fs)
+	err := fs.Parse([]string{"--controllers", "*,-noisy", "--workers", "8", "--kube-api-qps", "50.5",
+		"--leader-elect=false", "--resync", "30s", "--kubeconfig", "/k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(o.Controllers, ",") != "*,-noisy" || o.Workers != 8 || o.QPS != 50.5 || o.LeaderElect || o.Resync != 30*time.Second || o.Kubeconfig != "/k" {
+		t.Fatalf("options after flags: %+v", o)
+	}
+	if d := DefaultOptions(); d.QPS < 100 || d.Burst < 200 {
+		t.Fatalf("default client limits %v/%d would throttle a controller", d.QPS, d.Burst)
+	}
+}
+
+type fakeFactory struct {
+	started, shut atomic.Int32
+	informers     []cache.Informer
+}
+
+func (f *fakeFactory) StartWithContext(ctx context.Context) {
+	f.started.Add(1)
+	for _, inf := range f.informers {
+		go inf.Run(ctx)
+	}
+}
+func (f *fakeFactory) Shutdown()                   { f.shut.Add(1) }
+func (f *fakeFactory) Informers() []cache.Informer { return f.informers }
+
+type otherFactory struct{ fakeFactory }
+
+func TestSharedFactoryIsBuiltOncePerKey(t *testing.T) {
+	mc := &Context{shared: map[string]Factory{}}
+	built := 0
+	newF := func() (*fakeFactory, error) { built++; return &fakeFactory{}, nil }
+	a, _ := SharedFactory(mc, "clientset-a", newF)
+	b, _ := SharedFactory(mc, "clientset-a", newF)
+	if a != b || built != 1 || len(mc.factories) != 1 {
+		t.Fatalf("same key built %d factories", built)
+	}
+	if _, err := SharedFactory(mc, "clientset-a", func() (*otherFactory, error) { return &otherFactory{}, nil }); err == nil {
+		t.Fatal("a factory of another type under the same key gave no error")
+	}
+}
+
+// kubeconfig writes a kubeconfig for a server that is never called: with
+// leader election off and no events, the manager needs no apiserver.
+func kubeconfig(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	cfg := `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: u, user: {token: t}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func get(url string) (int, string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestRunServesReadinessAndMetricsAndStopsOnCancel(t *testing.T) {
+	server := cachetest.NewServer[*corev1.ConfigMap](schema.GroupResource{Resource: "configmaps"})
+	server.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
+	server.SetDown(true) // the informer cannot sync until the test says so
+	reconciled := make(chan string, 10)
+	addr := freeAddr(t)
+	o := DefaultOptions()
+	o.Kubeconfig, o.LeaderElect, o.MetricsAddr, o.HealthAddr = kubeconfig(t), false, addr, addr
+	o.Controllers = []string{"*", "-disabled"}
+	m := New(o)
+	factory := &fakeFactory{}
+	m.Register("configmaps", func(ctx context.Context, mc *Context) (Runnable, error) {
+		f, err := SharedFactory(mc, "core", func() (*fakeFactory, error) { return factory, nil })
+		if err != nil {
+			return nil, err
+		}
+		inf := cache.NewSharedIndexInformer[*corev1.ConfigMap](server.ListerWatcher(), 0, nil)
+		f.informers = append(f.informers, inf)
+		return controller.New(controller.Options[*corev1.ConfigMap]{
+			Name: "configmaps", Informer: inf, DeepCopy: (*corev1.ConfigMap).DeepCopy,
+			Reconcile: func(_ context.Context, obj *corev1.ConfigMap) (controller.Result, error) {
+				reconciled <- obj.Name
+				return controller.Result{}, nil
+			},
+		})
+	})
+	m.Register("disabled", func(context.Context, *Context) (Runnable, error) {
+		return nil, fmt.Errorf("a disabled controller was built")
+	})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- m.Run(ctx) }()
+
+	eventually(t, "health server", func() bool { code, _ := get("http://" + addr + "/healthz"); return code == 200 })
+	if code, _ := get("http://" + addr + "/readyz"); code != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz = %d before the informers synced", code)
+	}
+	server.SetDown(false)
+	if name := <-reconciled; name != "a" {
+		t.Fatalf("reconciled %q", name)
+	}
+	eventually(t, "ready", func() bool { code, _ := get("http://" + addr + "/readyz"); return code == 200 })
+	var lastBody string
+	defer func() {
+		if t.Failed() {
+			for _, l := range strings.Split(lastBody, "\n") {
+				if strings.HasPrefix(l, "informer") || strings.HasPrefix(l, "controller_runtime_reconcile_total") {
+					t.Log(l)
+				}
+			}
+		}
+	}()
+	eventually(t, "reconcile metric", func() bool {
+		_, body := get("http://" + addr + "/metrics")
+		lastBody = body
+		// The metrics are per process, so a repeated test sees earlier counts.
+		return regexp.MustCompile(`controller_runtime_reconcile_total\{controller="configmaps",result="success"\} [1-9]`).MatchString(body) &&
+			strings.Contains(body, `informer_handler_backlog{handler="configmaps",informer="*v1.ConfigMap"} 0`) &&
+			strings.Contains(body, `workqueue_adds_total{controller="configmaps",name="configmaps"}`)
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if factory.started.Load() != 1 || factory.shut.Load() != 1 {
+		t.Fatalf("factory started %d, shut down %d times", factory.started.Load(), factory.shut.Load())
+	}
+}
