@@ -3,20 +3,30 @@ SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 GO ?= go
 
-.PHONY: all build test test-unit test-bench-module generate verify bench demo clean
+.PHONY: all build controlplane test test-unit test-controlplane test-bench-module generate verify bench demo clean
 
 all: build
 
 build:
 	$(GO) build ./...
 
-# Every test: the main module with the race detector, then the bench module's
-# own tests (its benchmarks are `make bench`).
-test: test-unit test-bench-module
+# The local control plane (etcd, kube-apiserver, kube-controller-manager from
+# k8s.io/kubernetes) as one binary in .cache/bin. Minutes the first time,
+# about a second when up to date.
+controlplane:
+	$(GO) run ./testenv/cmd/testenv --build-only
+
+# Every test: the main module with the race detector (the end-to-end tests
+# start the control plane), the control plane module, then the bench
+# module's own tests (its benchmarks are `make bench`).
+test: controlplane test-unit test-controlplane test-bench-module
 
 test-unit:
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -timeout 40m ./...
+
+test-controlplane:
+	cd controlplane && $(GO) vet ./...
 
 test-bench-module:
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...; fi

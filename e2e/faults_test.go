@@ -1,0 +1,302 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"net/url"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/controller"
+)
+
+// observer records what an informer's handler and a controller saw, per
+// key: the handler's last state (nil once deleted) and every delete, and
+// the data the controller last reconciled ("<gone>" once it saw NotFound).
+type observer struct {
+	mu         sync.Mutex
+	last       map[cache.ObjectName]*corev1.ConfigMap
+	deletes    map[cache.ObjectName][]deleteEvent
+	reconciled map[cache.ObjectName]string
+	watchErrs  []error
+}
+
+type deleteEvent struct {
+	obj     *corev1.ConfigMap
+	unknown bool
+}
+
+const gone = "<gone>"
+
+func newObserver() *observer {
+	return &observer{last: map[cache.ObjectName]*corev1.ConfigMap{}, deletes: map[cache.ObjectName][]deleteEvent{},
+		reconciled: map[cache.ObjectName]string{}}
+}
+
+func (o *observer) handler() cache.ResourceEventHandler[*corev1.ConfigMap] {
+	set := func(obj *corev1.ConfigMap) {
+		o.mu.Lock()
+		o.last[cache.MetaObjectName(obj)] = obj
+		o.mu.Unlock()
+	}
+	return cache.ResourceEventHandlerFuncs[*corev1.ConfigMap]{
+		AddFunc:    func(obj *corev1.ConfigMap, _ bool) { set(obj) },
+		UpdateFunc: func(_, obj *corev1.ConfigMap) { set(obj) },
+		DeleteFunc: func(obj *corev1.ConfigMap, unknown bool) {
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			key := cache.MetaObjectName(obj)
+			o.last[key] = nil
+			o.deletes[key] = append(o.deletes[key], deleteEvent{obj, unknown})
+		},
+	}
+}
+
+// converged reports whether the informer's cache, the handler and the
+// controller all agree with the server.
+func (o *observer) converged(ctx context.Context, c kubernetes.Interface, ns string, idx cache.Indexer[*corev1.ConfigMap]) (bool, string) {
+	list, err := c.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, err.Error()
+	}
+	server := map[cache.ObjectName]*corev1.ConfigMap{}
+	for i := range list.Items {
+		if list.Items[i].Name != "kube-root-ca.crt" {
+			server[cache.MetaObjectName(&list.Items[i])] = &list.Items[i]
+		}
+	}
+	cached := 0
+	for _, key := range idx.ListKeys() {
+		if key.Name != "kube-root-ca.crt" {
+			cached++
+		}
+	}
+	if cached != len(server) {
+		return false, fmt.Sprintf("cache holds %d objects, server %d", cached, len(server))
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for key, want := range server {
+		got, ok, _ := idx.GetByKey(key)
+		if !ok || got.ResourceVersion != want.ResourceVersion {
+			return false, fmt.Sprintf("cache has %s at a stale version", key)
+		}
+		if h := o.last[key]; h == nil || h.ResourceVersion != want.ResourceVersion {
+			return false, fmt.Sprintf("handler has not seen the last state of %s", key)
+		}
+		if o.reconciled[key] != want.Data["v"] {
+			return false, fmt.Sprintf("%s reconciled at %q, server has %q", key, o.reconciled[key], want.Data["v"])
+		}
+	}
+	for key, h := range o.last {
+		if _, live := server[key]; !live && key.Name != "kube-root-ca.crt" {
+			if h != nil {
+				return false, fmt.Sprintf("handler never saw %s deleted", key)
+			}
+			if o.reconciled[key] != gone {
+				return false, fmt.Sprintf("deletion of %s not reconciled", key)
+			}
+		}
+	}
+	return true, ""
+}
+
+// TestInformerAndControllerLoseNothingThroughFaults runs an informer and a
+// controller over ConfigMaps through a proxy that can cut them off, and
+// checks after each fault that the cache equals the server, that the
+// handler saw every object's last state, that every last change was
+// reconciled, and that deletes carry the last object.
+func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
+	e := env(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	writer := kubernetes.NewForConfigOrDie(e.Config())
+	ns := namespace(t, writer)
+
+	apiserver, _ := url.Parse(e.Config().Host)
+	p := startProxy(t, apiserver.Host)
+	readerCfg := e.Config()
+	readerCfg.Host = "https://" + p.Addr()
+	reader := kubernetes.NewForConfigOrDie(readerCfg)
+	cms := reader.CoreV1().ConfigMaps(ns)
+	lw := &cache.ListWatch[*corev1.ConfigMap]{
+		ListFunc: func(ctx context.Context, o metav1.ListOptions) (cache.ListPage[*corev1.ConfigMap], error) {
+			l, err := cms.List(ctx, o)
+			if err != nil {
+				return cache.ListPage[*corev1.ConfigMap]{}, err
+			}
+			return cache.ListPage[*corev1.ConfigMap]{Items: cache.Pointers(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return cms.Watch(ctx, o) },
+	}
+	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](lw, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{
+		Reflector: cache.ReflectorOptions{Backoff: cache.BackoffConfig{Initial: 50 * time.Millisecond, Max: time.Second, Jitter: 0.5}},
+	})
+	obs := newObserver()
+	inf.SetWatchErrorHandler(func(_ context.Context, err error) {
+		obs.mu.Lock()
+		obs.watchErrs = append(obs.watchErrs, err)
+		obs.mu.Unlock()
+	})
+	inf.AddEventHandler(obs.handler())
+	ctrl, err := controller.New(controller.Options[*corev1.ConfigMap]{
+		Name: "e2e-faults", Informer: inf, DeepCopy: (*corev1.ConfigMap).DeepCopy,
+		Reconcile: func(_ context.Context, cm *corev1.ConfigMap) (controller.Result, error) {
+			obs.mu.Lock()
+			obs.reconciled[cache.MetaObjectName(cm)] = cm.Data["v"]
+			obs.mu.Unlock()
+			return controller.Result{}, nil
+		},
+		Deleted: func(_ context.Context, key cache.ObjectName) error {
+			obs.mu.Lock()
+			obs.reconciled[key] = gone
+			obs.mu.Unlock()
+			return nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go inf.Run(ctx)
+	ctrlDone := make(chan struct{})
+	go func() { defer close(ctrlDone); ctrl.Run(ctx, 4) }()
+	defer func() { cancel(); <-ctrlDone }()
+
+	names := make([]string, 60)
+	for i := range names {
+		names[i] = fmt.Sprintf("cm-%02d", i)
+		_, err := writer.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: names[i]}, Data: map[string]string{"v": "0"}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	converge := func(what string) {
+		t.Helper()
+		eventually(t, 60*time.Second, what, func() (bool, string) { return obs.converged(ctx, writer, ns, inf.GetIndexer()) })
+	}
+	converge("initial sync")
+
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	live := slices.Clone(names)
+	step := 0
+	// write changes n random live objects, retrying while the apiserver is
+	// away; every third change is a delete.
+	write := func(n int) {
+		for range n {
+			step++
+			i := rng.IntN(len(live))
+			name := live[i]
+			for {
+				var err error
+				if step%3 == 0 {
+					err = writer.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{})
+				} else {
+					_, err = writer.CoreV1().ConfigMaps(ns).Update(ctx, &corev1.ConfigMap{
+						ObjectMeta: metav1.ObjectMeta{Name: name}, Data: map[string]string{"v": fmt.Sprint(step)}}, metav1.UpdateOptions{})
+				}
+				if err == nil || apierrors.IsNotFound(err) {
+					break
+				}
+				if ctx.Err() != nil {
+					t.Fatal(err)
+				}
+				time.Sleep(50 * time.Millisecond) // the apiserver is restarting
+			}
+			if step%3 == 0 {
+				live = slices.Delete(live, i, i+1)
+			}
+		}
+	}
+
+	t.Run("apiserver killed mid-stream", func(t *testing.T) {
+		done := make(chan struct{})
+		go func() { defer close(done); write(20) }()
+		if err := e.StopAPIServer(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.StartAPIServer(ctx); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+		write(5)
+		converge("convergence after an apiserver restart")
+	})
+
+	t.Run("deletes while disconnected arrive with the final state", func(t *testing.T) {
+		p.Cut()
+		before := len(obs.snapshotDeletes())
+		victims := live[:3]
+		for _, name := range victims {
+			if err := writer.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		live = live[3:]
+		p.Restore()
+		converge("convergence after a disconnection")
+		// The watch resumed from its resourceVersion and the server replayed
+		// the deletes (or, if etcd compacted meanwhile, a relist found them).
+		if n := len(obs.snapshotDeletes()) - before; n != 3 {
+			t.Fatalf("%d deletes delivered, want 3", n)
+		}
+	})
+
+	t.Run("watch expired with 410 relists and tombstones what vanished", func(t *testing.T) {
+		p.Cut()
+		victims := slices.Clone(live[:4])
+		lastKnown := map[string]string{}
+		for _, name := range victims {
+			cm, _, _ := inf.GetIndexer().GetByKey(cache.NewObjectName(ns, name))
+			lastKnown[name] = cm.Data["v"]
+			if err := writer.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		live = live[4:]
+		write(10)
+		if _, err := e.CompactEtcd(ctx); err != nil {
+			t.Fatal(err)
+		}
+		p.Restore()
+		converge("convergence after a 410")
+		if !obs.sawExpired() {
+			t.Fatal("the informer never got 410 Gone; the relist path was not exercised")
+		}
+		deletes := obs.snapshotDeletes()
+		for _, name := range victims {
+			ds := deletes[cache.NewObjectName(ns, name)]
+			if len(ds) != 1 || !ds[0].unknown || ds[0].obj.Data["v"] != lastKnown[name] {
+				t.Errorf("%s: deletes %+v, want one tombstone carrying v=%s", name, ds, lastKnown[name])
+			}
+		}
+	})
+}
+
+func (o *observer) snapshotDeletes() map[cache.ObjectName][]deleteEvent {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return maps.Clone(o.deletes)
+}
+
+func (o *observer) sawExpired() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, err := range o.watchErrs {
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+			return true
+		}
+	}
+	return false
+}
