@@ -12,6 +12,7 @@ import (
 	"go/token"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -42,6 +43,10 @@ type Config struct {
 	// path, derived from the enclosing go.mod when empty.
 	OutputDir string
 	OutputPkg string
+	// ControllersDir holds a package per +ctrlgen:controller kind,
+	// <ControllersDir>/<lower-case kind>; empty means "controllers" next
+	// to OutputDir (inside it when OutputDir is a module's root).
+	ControllersDir string
 	// BoilerplateFile is put on every file after the generated-code line.
 	BoilerplateFile string
 	// Generators selects generators by name; empty means all.
@@ -157,6 +162,7 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctrlDir, ctrlPkg := controllersPackage(cfg.abs(cfg.ControllersDir), outDir, outPkg)
 	boilerplate, err := readBoilerplate(cfg.BoilerplateFile, cfg.abs(cfg.BoilerplateFile))
 	if err != nil {
 		return nil, err
@@ -170,6 +176,8 @@ func Plan(cfg Config) (*Changes, error) {
 		OutputDir:        outDir,
 		OutputPkg:        outPkg,
 		Boilerplate:      string(boilerplate),
+		ControllersDir:   ctrlDir,
+		ControllersPkg:   ctrlPkg,
 		PluralExceptions: cfg.PluralExceptions,
 	})
 	for _, w := range warnings {
@@ -186,7 +194,7 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
-	scope := output.Scope{OutputDir: outDir, RemoveStale: all}
+	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, RemoveStale: all}
 	for _, p := range project.Packages {
 		if !p.ReadOnly {
 			scope.TypeDirs = append(scope.TypeDirs, p.Dir)
@@ -276,6 +284,26 @@ func outputPackage(dir, pkg string) (module, importPath string, err error) {
 		return "", "", fmt.Errorf("no go.mod above %s; pass --output-pkg", dir)
 	}
 	return module, importPath, nil
+}
+
+// controllersPackage returns the controllers directory and its import
+// path: dir when given, otherwise "controllers" beside outDir, or inside
+// it when outDir is a module's root. The import path follows outPkg below
+// outDir and the enclosing go.mod elsewhere; it is "" when neither tells.
+func controllersPackage(dir, outDir, outPkg string) (string, string) {
+	if dir == "" {
+		dir = filepath.Join(filepath.Dir(outDir), "controllers")
+		if _, err := os.Stat(filepath.Join(outDir, "go.mod")); err == nil {
+			dir = filepath.Join(outDir, "controllers")
+		}
+	}
+	if rel, err := filepath.Rel(outDir, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		return dir, path.Join(outPkg, filepath.ToSlash(rel))
+	}
+	if _, pkg, err := outputPackage(dir, ""); err == nil {
+		return dir, pkg
+	}
+	return dir, ""
 }
 
 func runGenerators(gens []generators.Generator, p *model.Project) ([]*gen.File, error) {

@@ -64,3 +64,28 @@ func TestRunListsMarkers(t *testing.T) {
 		t.Errorf("listing:\n%s", out.String())
 	}
 }
+
+func TestControllersPackage(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/op\n\ngo 1.26.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir() // no go.mod above it
+	for _, tc := range []struct{ flag, out, outPkg, wantDir, wantPkg string }{
+		// The default: beside the output directory.
+		{"", filepath.Join(dir, "pkg/generated"), "example.com/op/pkg/generated", filepath.Join(dir, "pkg/controllers"), "example.com/op/pkg/controllers"},
+		// Inside it when it is the module's root.
+		{"", dir, "example.com/op", filepath.Join(dir, "controllers"), "example.com/op/controllers"},
+		// Given, inside the output directory: follows --output-pkg.
+		{filepath.Join(other, "gen/ctrl"), filepath.Join(other, "gen"), "example.com/elsewhere", filepath.Join(other, "gen/ctrl"), "example.com/elsewhere/ctrl"},
+		// Given, elsewhere: from the go.mod.
+		{filepath.Join(dir, "internal/ctrl"), filepath.Join(dir, "gen"), "example.com/op/gen", filepath.Join(dir, "internal/ctrl"), "example.com/op/internal/ctrl"},
+		// Unknown.
+		{filepath.Join(other, "ctrl"), filepath.Join(other, "gen"), "example.com/x", filepath.Join(other, "ctrl"), ""},
+	} {
+		gotDir, gotPkg := controllersPackage(tc.flag, tc.out, tc.outPkg)
+		if gotDir != tc.wantDir || gotPkg != tc.wantPkg {
+			t.Errorf("controllersPackage(%q, %q, %q) = %q, %q; want %q, %q", tc.flag, tc.out, tc.outPkg, gotDir, gotPkg, tc.wantDir, tc.wantPkg)
+		}
+	}
+}

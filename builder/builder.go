@@ -26,6 +26,11 @@ type Options struct {
 	OutputDir   string
 	OutputPkg   string
 	Boilerplate string
+	// ControllersDir is where controller packages go; ControllersPkg its
+	// import path, "" when unknown (an error only if a kind has a
+	// controller).
+	ControllersDir string
+	ControllersPkg string
 	// PluralExceptions map kinds to plurals ("Endpoints" → "Endpoints"),
 	// on top of plural.DefaultExceptions.
 	PluralExceptions map[string]string
@@ -40,6 +45,9 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		OutputDir:   opts.OutputDir,
 		OutputPkg:   opts.OutputPkg,
 		Boilerplate: opts.Boilerplate,
+
+		ControllersDir: opts.ControllersDir,
+		ControllersPkg: opts.ControllersPkg,
 	}
 	p.ClientsetPkg = opts.OutputPkg + "/clientset/versioned"
 	p.ClientsetSchemePkg = p.ClientsetPkg + "/scheme"
@@ -66,6 +74,10 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	model.DeriveClientNames(p)
 	if err := model.FindUserExpansions(p); err != nil {
 		return nil, b.warnings, err
+	}
+	b.controllers(p)
+	if len(b.errs) > 0 {
+		return nil, b.warnings, errors.Join(b.errs...)
 	}
 	return p, b.warnings, nil
 }

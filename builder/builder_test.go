@@ -71,9 +71,9 @@ type Box struct {
 type BoxList struct{ Items []Box }
 `
 
-func build(t *testing.T, files map[string]string) *model.Project {
-	dir := t.TempDir()
-	files["go.mod"] = "module example.com/m\n\ngo 1.26.0\n\nrequire k8s.io/apimachinery v0.37.2\n"
+// load writes files (by path relative to dir) and loads pattern there.
+func load(t *testing.T, dir string, files map[string]string, pattern string) *loader.Program {
+	t.Helper()
 	for name, src := range files {
 		path := filepath.Join(dir, name)
 		os.MkdirAll(filepath.Dir(path), 0o755)
@@ -81,10 +81,17 @@ func build(t *testing.T, files map[string]string) *model.Project {
 			t.Fatal(err)
 		}
 	}
-	prog, err := loader.Load(loader.Config{Dir: dir, Patterns: []string{"./..."}})
+	prog, err := loader.Load(loader.Config{Dir: dir, Patterns: []string{pattern}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return prog
+}
+
+func build(t *testing.T, files map[string]string) *model.Project {
+	dir := t.TempDir()
+	files["go.mod"] = "module example.com/m\n\ngo 1.26.0\n\nrequire k8s.io/apimachinery v0.37.2\n"
+	prog := load(t, dir, files, "./...")
 	p, _, err := Build(prog, Options{OutputDir: filepath.Join(dir, "out"), OutputPkg: "example.com/m/out"})
 	if err != nil {
 		t.Fatal(err)

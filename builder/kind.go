@@ -200,10 +200,10 @@ func (b *builder) controller(m markers.Set, pos token.Position) *model.Controlle
 		}
 		return nil
 	}
-	c := &model.Controller{}
+	c := &model.Controller{Pos: markers.Controller.Pos(m)}
 	c.Finalizer, _ = markers.ControllerFinalizer.Get(m)
 	for _, o := range markers.ControllerOwns.All(m) {
-		c.Owns = append(c.Owns, model.GroupVersionKind(o.V))
+		c.Owns = append(c.Owns, &model.Owned{GVK: model.GroupVersionKind(o.V), Pos: o.Pos})
 	}
 	return c
 }

@@ -2,6 +2,7 @@ package generators
 
 import (
 	"github.com/ctrlgen/ctrlgen/generators/clientset"
+	"github.com/ctrlgen/ctrlgen/generators/controller"
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
 	"github.com/ctrlgen/ctrlgen/generators/informer"
 	"github.com/ctrlgen/ctrlgen/generators/lister"
@@ -16,5 +17,6 @@ func All() []Generator {
 		clientset.Generator{},
 		lister.Generator{},
 		informer.Generator{},
+		controller.Generator{},
 	}
 }

@@ -27,6 +27,16 @@ type DeepCopy struct {
 	Types []*DeepCopyType
 }
 
+// Selects reports whether the package's markers ask for t's deep-copy
+// functions: every type under "=package" unless it opts out, otherwise
+// the types that opt in. Whether t can have them is the generator's call.
+func (dc *DeepCopy) Selects(t *DeepCopyType) bool {
+	if dc.All {
+		return t.Enabled == nil || *t.Enabled
+	}
+	return t.Enabled != nil && *t.Enabled
+}
+
 // DeepCopyType is one type declaration and its deep-copy markers.
 type DeepCopyType struct {
 	Type *typegraph.Type
@@ -39,14 +49,6 @@ type DeepCopyType struct {
 	Interfaces []*typegraph.Type
 	// NonPointerInterfaces puts those methods on the value receiver.
 	NonPointerInterfaces bool
-}
-
-// Controller is a kind's "+ctrlgen:controller" configuration.
-type Controller struct {
-	// Owns are the kinds the controller watches through owner references.
-	Owns []GroupVersionKind
-	// Finalizer is the finalizer the controller adds; may be empty.
-	Finalizer string
 }
 
 // GroupVersionKind names a kind; Group is empty for the core group.

@@ -22,6 +22,13 @@ type Project struct {
 	InformersPkg          string // <OutputPkg>/informers/externalversions
 	InternalInterfacesPkg string // <InformersPkg>/internalinterfaces
 
+	// ControllersDir holds a package per controller kind,
+	// <ControllersDir>/<lower-case kind>; ControllersPkg is its import
+	// path, "" when it could not be derived (an error only if a kind has
+	// a controller).
+	ControllersDir string
+	ControllersPkg string
+
 	// Groups sorted by Group.Name, then by GoName.
 	Groups []*Group
 	// Packages are the API packages that were read, in load order.

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,6 +38,10 @@ type Scope struct {
 	// TypeDirs are the writable API packages' directories, where only
 	// zz_generated.*.go files are written and removed.
 	TypeDirs []string
+	// ControllersDir holds a package per controller: any file below it may
+	// be written (Once files only when missing), and stale
+	// zz_generated.*.go files of its packages are removed.
+	ControllersDir string
 	// RemoveStale removes generated files that the run no longer
 	// produces. Off when only some generators run.
 	RemoveStale bool
@@ -105,7 +110,7 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 }
 
 func (s Scope) allows(path string) error {
-	if within(s.OutputDir, path) {
+	if within(s.OutputDir, path) || s.ControllersDir != "" && within(s.ControllersDir, path) {
 		return nil
 	}
 	dir, base := filepath.Split(path)
@@ -156,8 +161,15 @@ func (s Scope) stale(produced map[string]bool) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	globs := make([]string, 0, len(s.TypeDirs)+1)
 	for _, dir := range s.TypeDirs {
-		matches, err := filepath.Glob(filepath.Join(dir, "zz_generated.*.go"))
+		globs = append(globs, filepath.Join(dir, "zz_generated.*.go"))
+	}
+	if s.ControllersDir != "" && !within(s.OutputDir, s.ControllersDir) {
+		globs = append(globs, filepath.Join(s.ControllersDir, "*", "zz_generated.*.go"))
+	}
+	for _, glob := range globs {
+		matches, err := filepath.Glob(glob)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +180,7 @@ func (s Scope) stale(produced map[string]bool) ([]string, error) {
 		}
 	}
 	sort.Strings(out)
-	return out, nil
+	return slices.Compact(out), nil
 }
 
 func startsWithHeader(path string) (bool, error) {

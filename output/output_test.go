@@ -93,3 +93,30 @@ func TestComputeRefuses(t *testing.T) {
 		t.Errorf("a file written once was to be rewritten: %v %+v", err, plan)
 	}
 }
+
+func TestControllersDir(t *testing.T) {
+	dir := setup(t, map[string]string{
+		"ctrl/a/zz_generated.controller.go": ours,
+		"ctrl/a/reconcile.go":               "package a\n",
+		"ctrl/b/zz_generated.controller.go": ours,
+		"ctrl/b/zz_generated.mine.go":       "package b\n",
+		"ctrl/b/deeper/zz_generated.x.go":   ours,
+	})
+	scope := Scope{OutputDir: filepath.Join(dir, "out"), ControllersDir: filepath.Join(dir, "ctrl"), RemoveStale: true}
+	files := []File{
+		{Path: filepath.Join(dir, "ctrl/a/zz_generated.controller.go"), Content: []byte(ours)},
+		{Path: filepath.Join(dir, "ctrl/a/reconcile.go"), Content: []byte("package a // new\n"), Once: true},
+		{Path: filepath.Join(dir, "ctrl/c/reconcile.go"), Content: []byte("package c\n"), Once: true},
+	}
+	plan, err := Compute(files, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Writes) != 1 || plan.Writes[0].Path != filepath.Join(dir, "ctrl/c/reconcile.go") {
+		t.Errorf("writes %+v", plan.Writes)
+	}
+	// Only generated files of the controller packages themselves go.
+	if want := []string{filepath.Join(dir, "ctrl/b/zz_generated.controller.go")}; strings.Join(plan.Removes, " ") != strings.Join(want, " ") {
+		t.Errorf("removes %v, want %v", plan.Removes, want)
+	}
+}

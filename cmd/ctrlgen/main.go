@@ -1,6 +1,6 @@
 // Command ctrlgen generates deep-copy functions, scheme registration, typed
-// clientsets, listers and informers for Kubernetes-style API packages in
-// one pass.
+// clientsets, listers, informers and controller skeletons for
+// Kubernetes-style API packages in one pass.
 //
 //	ctrlgen [flags] PACKAGE...
 package main

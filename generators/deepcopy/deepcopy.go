@@ -62,8 +62,7 @@ func generate(pkg *model.Package) (*gen.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		wanted := pkg.DeepCopy.All && (dt.Enabled == nil || *dt.Enabled) ||
-			!pkg.DeepCopy.All && dt.Enabled != nil && *dt.Enabled
+		wanted := pkg.DeepCopy.Selects(dt)
 		switch {
 		case wanted && copyable:
 			selected = append(selected, dt)

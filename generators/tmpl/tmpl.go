@@ -57,6 +57,11 @@ var Std = map[string]string{
 	"listers":       "github.com/ctrlgen/ctrlgen/runtime/listers",
 	"informers":     "github.com/ctrlgen/ctrlgen/runtime/informers",
 	"fakeclient":    "github.com/ctrlgen/ctrlgen/runtime/fakeclient",
+	"controller":    "github.com/ctrlgen/ctrlgen/runtime/controller",
+	"manager":       "github.com/ctrlgen/ctrlgen/runtime/manager",
+	"equality":      "k8s.io/apimachinery/pkg/api/equality",
+	"record":        "k8s.io/client-go/tools/record",
+	"klog":          "k8s.io/klog/v2",
 }
 
 var (
@@ -251,7 +256,15 @@ func (s *Set) Add(importPath, fileName, name string, data Data) {
 		s.err = err
 		return
 	}
-	f := gen.NewFile(filepath.Join(dir, fileName), path.Base(importPath), importPath)
+	s.AddFile(gen.NewFile(filepath.Join(dir, fileName), path.Base(importPath), importPath), name, data)
+}
+
+// AddFile renders the template called name with data into f, a file
+// made by the caller (outside the output packages, or not Generated).
+func (s *Set) AddFile(f *gen.File, name string, data Data) {
+	if s.err != nil {
+		return
+	}
 	if s.err = Render(f, name, data); s.err == nil {
 		s.files = append(s.files, f)
 	}

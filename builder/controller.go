@@ -1,0 +1,295 @@
+package builder
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/typegraph"
+)
+
+// controllers fills the controller fields of every +ctrlgen:controller
+// kind, now that every kind of the run is known: where its package goes,
+// the kinds it owns, how it writes status, and what the hand-written files
+// of its package already define.
+func (b *builder) controllers(p *model.Project) {
+	kinds := p.ControllerKinds()
+	if len(kinds) == 0 {
+		return
+	}
+	if p.ControllersPkg == "" {
+		b.errorf(kinds[0].Controller.Pos, "cannot tell the import path of the controllers directory %s: put it in a Go module, or inside --output-dir", p.ControllersDir)
+		return
+	}
+	byGVK := map[model.GroupVersionKind]*model.Kind{}
+	for _, g := range p.Groups {
+		for _, v := range g.Versions {
+			for _, k := range v.Kinds {
+				byGVK[model.GroupVersionKind{Group: g.Name, Version: v.Name, Kind: k.Name}] = k
+			}
+		}
+	}
+	packages := map[string]*model.Kind{}
+	for _, k := range kinds {
+		c := k.Controller
+		c.PkgName = strings.ToLower(k.Name)
+		c.Name = c.PkgName
+		c.Pkg = p.ControllersPkg + "/" + c.PkgName
+		c.Dir = filepath.Join(p.ControllersDir, c.PkgName)
+		if other, dup := packages[c.Pkg]; dup {
+			b.errorf(c.Pos, "%s and %s (%s) would share the controller package %s; keep +ctrlgen:controller on one of them",
+				gvkString(k), gvkString(other), other.Source, c.Pkg)
+			continue
+		}
+		packages[c.Pkg] = k
+		if !k.Informer || !k.Client || !k.Lister {
+			b.errorf(c.Pos, "+ctrlgen:controller on %s needs its informer: a client with the get, list and watch verbs", k.Name)
+		}
+		if c.Finalizer != "" && !k.Has(model.VerbUpdate) {
+			b.errorf(c.Pos, "+ctrlgen:controller:finalizer on %s needs the update verb, to add and remove the finalizer", k.Name)
+		}
+		owned := map[model.GroupVersionKind]bool{}
+		for _, o := range c.Owns {
+			if owned[o.GVK] {
+				b.errorf(o.Pos, "%s/%s.%s is owned twice", groupOrCore(o.GVK.Group), o.GVK.Version, o.GVK.Kind)
+				continue
+			}
+			owned[o.GVK] = true
+			b.owned(k, o, byGVK[o.GVK])
+		}
+		b.listerFields(k)
+		b.status(p, k)
+		b.userMethods(k)
+	}
+}
+
+// owned resolves an owns= marker to a kind of the run that has an
+// informer, or says which package to add.
+func (b *builder) owned(owner *model.Kind, o *model.Owned, k *model.Kind) {
+	gvk := o.GVK
+	name := fmt.Sprintf("%s/%s.%s", groupOrCore(gvk.Group), gvk.Version, gvk.Kind)
+	switch {
+	case k == nil:
+		b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %s is not among the packages ctrlgen reads; add %s to ctrlgen's packages so that its informer is generated with the others",
+			name, gvk.Kind, packageHint(gvk))
+	case !k.Informer || !k.Client || !k.Lister:
+		b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %s has no informer (it needs a client with the get, list and watch verbs)", name, gvk.Kind)
+	case owner.Namespaced && !k.Namespaced:
+		b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %s is cluster-scoped, and a cluster-scoped object cannot be owned by a namespaced %s", name, gvk.Kind, owner.Name)
+	default:
+		o.Kind = k
+	}
+}
+
+// listerFields names the Controller struct's lister fields and New's
+// informer variables: after the kind ("configMapLister", "configMaps"),
+// or after group, version and kind where two owned kinds share a name.
+func (b *builder) listerFields(k *model.Kind) {
+	c := k.Controller
+	c.ListerField = k.LowerName + "Lister"
+	count := map[string]int{k.Name: 1}
+	for _, o := range c.Owns {
+		if o.Kind != nil && o.Kind != k {
+			count[o.Kind.Name]++
+		}
+	}
+	for _, o := range c.Owns {
+		ok := o.Kind
+		switch {
+		case ok == nil:
+			continue
+		case ok == k:
+			o.Self, o.ListerField, o.InformerVar = true, c.ListerField, "informer"
+			continue
+		}
+		base := ok.Name
+		if count[ok.Name] > 1 {
+			base = ok.Version.GroupVersionGoName + ok.Name
+		}
+		o.ListerField = lowerFirst(base) + "Lister"
+		o.InformerVar = lowerFirst(base) + "Informer"
+	}
+}
+
+// status decides how the controller writes status, from the kind's types.
+func (b *builder) status(p *model.Project, k *model.Kind) {
+	c := k.Controller
+	if !k.HasStatusVerb() {
+		return
+	}
+	pos := c.Pos
+	t, err := b.graph.Named(k.Version.TypesPkg, k.Name)
+	if err != nil {
+		b.errs = append(b.errs, err)
+		return
+	}
+	st := member(t, "Status")
+	if st == nil || st.Kind != typegraph.Struct || !st.IsNamed() {
+		b.warnf(pos, "%s's Status is not a named struct type: the controller does not write status back", k.Name)
+		return
+	}
+	c.StatusWriteBack = true
+	c.StatusDeepCopyInto = st.Method("DeepCopyInto") != nil || b.deepCopied(p, st)
+	og := member(st, "ObservedGeneration")
+	c.ObservedGeneration = og != nil && og.Kind == typegraph.Builtin && og.Name.Name == "int64"
+}
+
+// member is the type of t's field name, promoted fields included, or nil.
+// A field declared at a shallower depth wins, as in Go.
+func member(t *typegraph.Type, name string) *typegraph.Type {
+	level := []*typegraph.Type{t}
+	seen := map[*typegraph.Type]bool{}
+	for len(level) > 0 {
+		var next []*typegraph.Type
+		for _, s := range level {
+			if s.Kind != typegraph.Struct || seen[s] {
+				continue
+			}
+			seen[s] = true
+			members, err := s.Members()
+			if err != nil {
+				continue
+			}
+			for _, m := range members {
+				switch {
+				case m.Name == name:
+					return m.Type
+				case m.Embedded && m.Type.Kind == typegraph.Struct:
+					next = append(next, m.Type)
+				}
+			}
+		}
+		level = next
+	}
+	return nil
+}
+
+// deepCopied reports whether this run's deepcopy generator gives t its
+// functions: t is declared in a writable input package whose markers
+// select it.
+func (b *builder) deepCopied(p *model.Project, t *typegraph.Type) bool {
+	for _, pkg := range p.Packages {
+		if pkg.Path != t.Name.Pkg || pkg.DeepCopy == nil {
+			continue
+		}
+		for _, dt := range pkg.DeepCopy.Types {
+			if dt.Type.Name == t.Name {
+				return pkg.DeepCopy.Selects(dt)
+			}
+		}
+	}
+	return false
+}
+
+// userMethods reads the hand-written files of the controller's package
+// for the methods the wiring calls or the user file would declare.
+func (b *builder) userMethods(k *model.Kind) {
+	c := k.Controller
+	methods, err := controllerMethods(c.Dir)
+	if err != nil {
+		b.errs = append(b.errs, err)
+		return
+	}
+	c.HasReconcile, c.HasFinalize, c.HasDeleted = methods["Reconcile"], methods["Finalize"], methods["Deleted"]
+	if c.HasReconcile && c.Finalizer != "" && !c.HasFinalize {
+		b.warnf(c.Pos, "%s has +ctrlgen:controller:finalizer=%s but package %s defines no Finalize; add\n\tfunc (c *Controller) Finalize(ctx context.Context, obj *%s.%s) error",
+			k.Name, c.Finalizer, c.Pkg, k.Version.Package.Name, k.Name)
+	}
+}
+
+// controllerMethods returns the names of the methods declared on
+// Controller or *Controller by the package's hand-written Go files in dir:
+// not tests, not files ctrlgen generated. A missing dir has none.
+func controllerMethods(dir string) (map[string]bool, error) {
+	entries, err := os.ReadDir(dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	methods := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.HasPrefix(src, []byte(gen.Header+"\n")) {
+			continue
+		}
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && embeddedName(fd.Recv.List[0].Type) == "Controller" {
+				methods[fd.Name.Name] = true
+			}
+		}
+	}
+	return methods, nil
+}
+
+func groupOrCore(group string) string {
+	if group == "" {
+		return "core"
+	}
+	return group
+}
+
+func gvkString(k *model.Kind) string {
+	return fmt.Sprintf("%s/%s.%s", groupOrCore(k.Version.Group.Name), k.Version.Name, k.Name)
+}
+
+// builtinAPIPackages are the k8s.io/api directories of the built-in
+// groups whose directory is not the group name.
+var builtinAPIPackages = map[string]string{
+	"":                             "core",
+	"admissionregistration.k8s.io": "admissionregistration",
+	"authentication.k8s.io":        "authentication",
+	"authorization.k8s.io":         "authorization",
+	"certificates.k8s.io":          "certificates",
+	"coordination.k8s.io":          "coordination",
+	"discovery.k8s.io":             "discovery",
+	"events.k8s.io":                "events",
+	"flowcontrol.apiserver.k8s.io": "flowcontrol",
+	"imagepolicy.k8s.io":           "imagepolicy",
+	"internal.apiserver.k8s.io":    "apiserverinternal",
+	"networking.k8s.io":            "networking",
+	"node.k8s.io":                  "node",
+	"rbac.authorization.k8s.io":    "rbac",
+	"resource.k8s.io":              "resource",
+	"scheduling.k8s.io":            "scheduling",
+	"storage.k8s.io":               "storage",
+	"storagemigration.k8s.io":      "storagemigration",
+}
+
+// packageHint names the package that declares gvk: k8s.io/api's for the
+// built-in groups, a description otherwise.
+func packageHint(gvk model.GroupVersionKind) string {
+	if dir, ok := builtinAPIPackages[gvk.Group]; ok {
+		return "k8s.io/api/" + dir + "/" + gvk.Version
+	}
+	switch gvk.Group {
+	case "apps", "autoscaling", "batch", "extensions", "policy":
+		return "k8s.io/api/" + gvk.Group + "/" + gvk.Version
+	case "apiextensions.k8s.io":
+		return "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/" + gvk.Version
+	case "apiregistration.k8s.io":
+		return "k8s.io/kube-aggregator/pkg/apis/apiregistration/" + gvk.Version
+	}
+	return fmt.Sprintf("the package that declares group %q version %s", gvk.Group, gvk.Version)
+}

@@ -1,0 +1,199 @@
+package controller_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/internal/testmod"
+)
+
+// module returns a generated copy of the golden case's input and the
+// config that generated it.
+func module(t *testing.T) (string, ctrlgen.Config) {
+	t.Helper()
+	dir := testmod.New(t, "../testdata/controller/in", "example.com/controller")
+	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/...", "k8s.io/api/core/v1"}, OutputDir: "generated", Stderr: &bytes.Buffer{}}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return dir, cfg
+}
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// replace edits a file in place; old must be there.
+func replace(t *testing.T, path, old, new string) {
+	t.Helper()
+	s := read(t, path)
+	if !strings.Contains(s, old) {
+		t.Fatalf("%s has no %q", path, old)
+	}
+	testmod.Write(t, path, []byte(strings.Replace(s, old, new, 1)))
+}
+
+// verify runs ctrlgen --verify and reports whether it found the tree
+// up to date.
+func verify(t *testing.T, cfg ctrlgen.Config) (bool, string) {
+	t.Helper()
+	var out bytes.Buffer
+	cfg.Verify, cfg.Stdout = true, &out
+	err := ctrlgen.Run(cfg)
+	if err != nil && !errors.Is(err, ctrlgen.ErrStale) {
+		t.Fatal(err)
+	}
+	return err == nil, out.String()
+}
+
+func TestFirstRunWritesWiringAndUserFile(t *testing.T) {
+	dir, _ := module(t)
+	backup := filepath.Join(dir, "controllers/backup")
+	wiring, user := read(t, filepath.Join(backup, "zz_generated.controller.go")), read(t, filepath.Join(backup, "reconcile.go"))
+	if !strings.HasPrefix(wiring, gen.Header+"\n") {
+		t.Errorf("the wiring has no generated header:\n%s", wiring)
+	}
+	if strings.Contains(user, "DO NOT EDIT") || !strings.Contains(user, "func (c *Controller) Reconcile(") || !strings.Contains(user, "func (c *Controller) Finalize(") {
+		t.Errorf("user file:\n%s", user)
+	}
+	// The schedule package had its own Reconcile: no reconcile.go there.
+	if exists(filepath.Join(dir, "controllers/schedule/reconcile.go")) {
+		t.Error("reconcile.go written next to a hand-written Reconcile")
+	}
+	for _, s := range []string{user, wiring} {
+		if strings.Contains(s, "TODO") {
+			t.Errorf("TODO in generated code:\n%s", s)
+		}
+	}
+}
+
+func TestUserEditsSurviveRegeneration(t *testing.T) {
+	dir, cfg := module(t)
+	backup := filepath.Join(dir, "controllers/backup")
+	userPath, wiringPath := filepath.Join(backup, "reconcile.go"), filepath.Join(backup, "zz_generated.controller.go")
+	replace(t, userPath, `"Reconciling Backup"`, `"Backing up", "source", obj.Spec.Source`)
+	replace(t, userPath, "return nil\n}", "return nil // the backups stay\n}\n\nfunc helper() int { return 42 }")
+	edited := read(t, userPath)
+	wiring := read(t, wiringPath)
+
+	// A second run changes nothing, and --verify agrees.
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, userPath); got != edited {
+		t.Fatalf("regeneration changed the user's file:\n%s", got)
+	}
+	if ok, report := verify(t, cfg); !ok {
+		t.Fatalf("--verify finds an edited user file stale:\n%s", report)
+	}
+
+	// A deleted wiring file comes back, the user's file stays as it is.
+	os.Remove(wiringPath)
+	if ok, report := verify(t, cfg); ok || !strings.Contains(report, "new: controllers/backup/zz_generated.controller.go") {
+		t.Errorf("--verify after removing the wiring: up to date %v\n%s", ok, report)
+	}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, wiringPath) != wiring || read(t, userPath) != edited {
+		t.Error("the wiring was not restored as it was, or the user's file changed")
+	}
+
+	// Defining Deleted makes the wiring stale; the next run wires it.
+	testmod.Write(t, filepath.Join(backup, "deleted.go"), []byte(`package backup
+
+import (
+	"context"
+
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
+)
+
+func (c *Controller) Deleted(ctx context.Context, key cache.ObjectName) error { return nil }
+`))
+	if ok, report := verify(t, cfg); ok || !strings.Contains(report, "+\t\tDeleted:   c.Deleted,") {
+		t.Errorf("--verify after adding Deleted: up to date %v\n%s", ok, report)
+	}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if read(t, userPath) != edited {
+		t.Error("wiring Deleted changed the user's file")
+	}
+
+	// Reconcile moved to another file and reconcile.go removed: it is not
+	// written again, which would declare Reconcile twice.
+	testmod.Write(t, filepath.Join(backup, "moved.go"), []byte(edited))
+	os.Remove(userPath)
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if exists(userPath) {
+		t.Error("reconcile.go came back although moved.go declares Reconcile")
+	}
+	if out, err := testmod.Go(t, dir, "vet", "./controllers/..."); err != nil {
+		t.Errorf("go vet: %v\n%s", err, out)
+	}
+}
+
+func TestControllerMarkerRemovedRemovesOnlyTheWiring(t *testing.T) {
+	dir, cfg := module(t)
+	replace(t, filepath.Join(dir, "apis/ops/v1/types.go"), "// +ctrlgen:controller\n// +ctrlgen:controller:owns=ops.example.com/v1.Restore\n", "")
+	if ok, report := verify(t, cfg); ok || !strings.Contains(report, "stale: controllers/restore/zz_generated.controller.go") {
+		t.Errorf("--verify: up to date %v\n%s", ok, report)
+	}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if exists(filepath.Join(dir, "controllers/restore/zz_generated.controller.go")) {
+		t.Error("the wiring of a kind without +ctrlgen:controller is still there")
+	}
+	if !exists(filepath.Join(dir, "controllers/restore/reconcile.go")) {
+		t.Error("the user's file was removed")
+	}
+}
+
+func TestOwnedKindMustBeAnInput(t *testing.T) {
+	_, cfg := module(t)
+	cfg.Patterns = []string{"./apis/..."} // without k8s.io/api/core/v1
+	err := ctrlgen.Run(cfg)
+	want := "apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=core/v1.ConfigMap: ConfigMap is not among the packages ctrlgen reads; add k8s.io/api/core/v1 to ctrlgen's packages"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v\nwant it to contain %q", err, want)
+	}
+}
+
+func TestControllersDirFlag(t *testing.T) {
+	dir := testmod.New(t, "../testdata/controller/in", "example.com/controller")
+	os.RemoveAll(filepath.Join(dir, "controllers"))
+	cfg, err := ctrlgen.ParseArgs([]string{"--output-dir", "pkg/generated", "--controllers-dir", "internal/ctrl", "./apis/...", "k8s.io/api/core/v1"}, &bytes.Buffer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Dir, cfg.Stderr = dir, &bytes.Buffer{}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	wiring := read(t, filepath.Join(dir, "internal/ctrl/backup/zz_generated.controller.go"))
+	if !strings.Contains(wiring, `"example.com/controller/pkg/generated/clientset/versioned"`) {
+		t.Errorf("wiring imports:\n%s", wiring)
+	}
+	if out, err := testmod.Go(t, dir, "build", "./..."); err != nil {
+		t.Errorf("go build: %v\n%s", err, out)
+	}
+}

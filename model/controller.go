@@ -1,0 +1,90 @@
+package model
+
+import "go/token"
+
+// This file holds what the controller generator needs: a kind's
+// "+ctrlgen:controller" configuration, and the names and decisions the
+// builder derives for it once every kind of the run is known
+// (builder/controller.go).
+
+// Controller is a kind's "+ctrlgen:controller" configuration.
+type Controller struct {
+	// Owns are the kinds the controller watches through owner references,
+	// in marker order.
+	Owns []*Owned
+	// Finalizer is the finalizer the controller adds; may be empty.
+	Finalizer string
+	// Pos is where the +ctrlgen:controller marker is.
+	Pos token.Position
+
+	// The rest is filled by the builder after the markers are read.
+
+	// Name is what the controller is called by the manager (--controllers),
+	// in its queue, metrics, logs and events: the package name, "mydemo".
+	Name string
+	// Pkg is the import path of the controller's package,
+	// <ControllersPkg>/<lower-case kind>; PkgName its name; Dir its directory.
+	Pkg     string
+	PkgName string
+	Dir     string
+
+	// ListerField is the Controller struct's field holding the kind's
+	// lister: "mydemoLister".
+	ListerField string
+
+	// StatusWriteBack is true when the controller writes status back
+	// through the status subresource: the kind has a status, the
+	// updateStatus verb, and a Status field of a named struct type.
+	StatusWriteBack bool
+	// StatusDeepCopyInto is true when the Status field's type has (or this
+	// run gives it) a DeepCopyInto method; otherwise the status is copied
+	// through the kind's DeepCopy.
+	StatusDeepCopyInto bool
+	// ObservedGeneration is true when the Status struct has a field
+	// "ObservedGeneration int64" (promoted fields count), which the
+	// controller then sets after each successful Reconcile.
+	ObservedGeneration bool
+
+	// What the hand-written files of the package (every .go file in Dir
+	// but tests and ctrlgen's own) define on *Controller.
+	HasReconcile bool
+	HasFinalize  bool
+	// HasDeleted wires the user's Deleted(ctx, key) method, called for keys
+	// whose object is gone.
+	HasDeleted bool
+}
+
+// Owned is one "+ctrlgen:controller:owns=" kind.
+type Owned struct {
+	// GVK is what the marker names.
+	GVK GroupVersionKind
+	// Pos is where the marker is.
+	Pos token.Position
+	// Kind is the owned kind, found among the run's kinds; it has an
+	// informer in the same generated factory.
+	Kind *Kind
+	// ListerField is the Controller struct's field holding the owned
+	// kind's lister, "configMapLister"; InformerVar the variable New keeps
+	// its informer in, "configMaps".
+	ListerField string
+	InformerVar string
+	// Self is true when the kind owns objects of its own kind: the
+	// controller's own lister and informer then serve.
+	Self bool
+}
+
+// ControllerKinds are the kinds with a controller, in model order.
+func (p *Project) ControllerKinds() []*Kind {
+	var out []*Kind
+	for _, g := range p.Groups {
+		for _, v := range g.Versions {
+			out = append(out, v.kinds(func(k *Kind) bool { return k.Controller != nil })...)
+		}
+	}
+	return out
+}
+
+// WritesUserFile reports whether the run writes the controller's
+// hand-edited file: only while the package has no Reconcile of its own, so
+// that a user who moved Reconcile to another file never gets a second one.
+func (c *Controller) WritesUserFile() bool { return !c.HasReconcile }
