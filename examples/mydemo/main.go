@@ -1,0 +1,42 @@
+// Command mydemo runs the Mydemo controller of seed 000 under
+// runtime/manager: for every Mydemo (crddemo.k8s.io/v1) it keeps a
+// ConfigMap "<name>-config" rendered from the spec, owned by the Mydemo so
+// that the garbage collector deletes it with the Mydemo.
+//
+//	kubectl apply -f config/crd.yaml
+//	go run ./examples/mydemo --kubeconfig ~/.kube/config --leader-elect=false
+//	kubectl apply -f config/sample.yaml
+//
+// Flags: the manager's (--kubeconfig, --controllers, --workers, --resync,
+// --leader-elect*, --metrics-bind-address, --health-probe-bind-address,
+// --kube-api-qps/burst) and klog's (-v, --logtostderr, ...). SIGINT or
+// SIGTERM stops it gracefully: in-flight reconciles finish and the leader
+// Lease is released; a second signal exits at once.
+package main
+
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated ./apis/... k8s.io/api/core/v1
+
+import (
+	"context"
+	"flag"
+
+	"k8s.io/klog/v2"
+
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
+	"github.com/ctrlgen/ctrlgen/runtime/manager"
+)
+
+func main() {
+	opts := manager.DefaultOptions()
+	opts.LeaderElectionID = "mydemo-controller"
+	klog.InitFlags(flag.CommandLine)
+	opts.AddFlags(flag.CommandLine)
+	flag.Parse()
+
+	manager.Register(mydemo.ControllerName, mydemo.Init)
+	if err := manager.New(opts).RunWithSignals(context.Background()); err != nil {
+		klog.ErrorS(err, "mydemo controller manager failed")
+		klog.FlushAndExit(klog.ExitFlushTimeout, 1)
+	}
+	klog.Flush()
+}
