@@ -1,0 +1,207 @@
+// Command demo is what `make demo` runs: it starts a local control plane,
+// installs the Mydemo CRD, starts the mydemo controller as its own process,
+// applies config/sample.yaml, prints the reconciled Mydemo and the
+// ConfigMap it owns, and stops everything.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
+
+	"github.com/ctrlgen/ctrlgen/testenv"
+)
+
+var (
+	crdGVR    = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	mydemoGVR = schema.GroupVersionResource{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}
+)
+
+func main() {
+	dir := flag.String("example-dir", "examples/mydemo", "the mydemo example's directory")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *dir); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+func step(format string, args ...any) { fmt.Printf("==> "+format+"\n", args...) }
+
+func run(ctx context.Context, dir string) error {
+	work, err := os.MkdirTemp("", "ctrlgen-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+
+	step("building the mydemo controller")
+	bin := filepath.Join(work, "mydemo")
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "./"+dir)
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go build: %w", err)
+	}
+
+	step("starting etcd, kube-apiserver and kube-controller-manager on 127.0.0.1")
+	env, err := testenv.Start(ctx, testenv.Options{})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		step("stopping the control plane")
+		env.Stop()
+	}()
+	fmt.Println("    kubeconfig:", env.KubeconfigPath())
+	cfg := env.Config()
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+
+	step("installing the Mydemo CRD (%s/config/crd.yaml)", dir)
+	if err := apply(ctx, dyn, crdGVR, "", filepath.Join(dir, "config", "crd.yaml")); err != nil {
+		return err
+	}
+	if err := waitFor(ctx, "the CRD to be served", func() (bool, error) {
+		_, err := dyn.Resource(mydemoGVR).Namespace("default").List(ctx, metav1.ListOptions{Limit: 1})
+		return err == nil, nil
+	}); err != nil {
+		return err
+	}
+
+	step("starting the mydemo controller (logs: %s)", filepath.Join(work, "mydemo.log"))
+	logs, err := os.Create(filepath.Join(work, "mydemo.log"))
+	if err != nil {
+		return err
+	}
+	defer logs.Close()
+	ctrl := exec.Command(bin, "--kubeconfig", env.KubeconfigPath(), "--leader-elect=true",
+		"--leader-elect-namespace", "default", "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0")
+	ctrl.Stdout, ctrl.Stderr = logs, logs
+	if err := ctrl.Start(); err != nil {
+		return err
+	}
+	defer func() {
+		step("stopping the controller")
+		ctrl.Process.Signal(syscall.SIGTERM)
+		ctrl.Wait()
+	}()
+
+	step("applying %s/config/sample.yaml", dir)
+	if err := apply(ctx, dyn, mydemoGVR, "default", filepath.Join(dir, "config", "sample.yaml")); err != nil {
+		return err
+	}
+	var sample *unstructured.Unstructured
+	if err := waitFor(ctx, "the sample to be Ready", func() (bool, error) {
+		sample, err = dyn.Resource(mydemoGVR).Namespace("default").Get(ctx, "sample", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		return ready(sample), nil
+	}); err != nil {
+		return err
+	}
+
+	step("the reconciled Mydemo's status")
+	if err := printYAML(sample.Object["status"]); err != nil {
+		return err
+	}
+	cmName, _, _ := unstructured.NestedString(sample.Object, "status", "configMapName")
+	cm, err := kube.CoreV1().ConfigMaps("default").Get(ctx, cmName, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	step("the ConfigMap it owns")
+	cm.ManagedFields = nil
+	return printYAML(map[string]any{"metadata": map[string]any{
+		"name": cm.Name, "namespace": cm.Namespace, "ownerReferences": cm.OwnerReferences,
+	}, "data": cm.Data})
+}
+
+// apply creates the object in file, or leaves an existing one alone.
+func apply(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns, file string) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	obj := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(raw, &obj.Object); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	_, err = dyn.Resource(gvr).Namespace(ns).Create(ctx, obj, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+func ready(obj *unstructured.Unstructured) bool {
+	conds, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == "Ready" && m["status"] == "True" {
+			return true
+		}
+	}
+	return false
+}
+
+func waitFor(ctx context.Context, what string, cond func() (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	var last error
+	for {
+		ok, err := cond()
+		if ok {
+			return nil
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, errors.Join(ctx.Err(), last))
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func printYAML(v any) error {
+	out, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	fmt.Print(indent(string(out)))
+	return nil
+}
+
+func indent(s string) string {
+	out := "    "
+	for _, r := range s {
+		out += string(r)
+		if r == '\n' {
+			out += "    "
+		}
+	}
+	return out[:len(out)-4]
+}
