@@ -42,7 +42,13 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	kubebuilder := markers.ObjectRoot.Has(m) || markers.Resource.Has(m) || markers.StatusSubresource.Has(m)
 	k.HasStatus = hasField(st, "Status") && !markers.NoStatus.Has(m) &&
 		(!kubebuilder || markers.StatusSubresource.Has(m))
-	k.Verbs = b.verbs(m)
+	// lister-gen reads the verbs without +genclient:noVerbs, so client-go
+	// has listers for noVerbs kinds such as policy/v1 Eviction; so do we.
+	declared := b.declaredVerbs(m)
+	k.Verbs = declared
+	if markers.NoVerbs.Has(m) {
+		k.Verbs = map[model.Verb]bool{}
+	}
 	if _, ok := a.byName[k.ListName]; !ok && (k.Has(model.VerbList) || k.Has(model.VerbDeleteCollection)) {
 		b.errorf(pos, "%s has the list verbs but no %s type in its package", name, k.ListName)
 	}
@@ -54,7 +60,7 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 		return (!pkgSet || pkgOn) && (!typeSet || typeOn)
 	}
 	k.Client = enabled(markers.ClientGen)
-	k.Lister = enabled(markers.ListerGen) && k.Has(model.VerbGet) && k.Has(model.VerbList)
+	k.Lister = enabled(markers.ListerGen) && declared[model.VerbGet] && declared[model.VerbList]
 	k.Informer = enabled(markers.InformerGen) && k.Lister && k.Has(model.VerbWatch)
 	k.Controller = b.controller(m, pos)
 	return k
@@ -88,10 +94,9 @@ func embeddedName(e ast.Expr) string {
 
 // verbs applies client-gen's rules: readonly means get, list and watch;
 // onlyVerbs (with readonly's) replaces skipVerbs; noVerbs means none.
-func (b *builder) verbs(m markers.Set) map[model.Verb]bool {
-	if markers.NoVerbs.Has(m) {
-		return map[model.Verb]bool{}
-	}
+// declaredVerbs are the verbs that onlyVerbs, readonly and skipVerbs
+// leave; noVerbs is the caller's to apply.
+func (b *builder) declaredVerbs(m markers.Set) map[model.Verb]bool {
 	skip, _ := markers.SkipVerbs.Get(m)
 	only, hasOnly := markers.OnlyVerbs.Get(m)
 	if markers.Readonly.Has(m) {

@@ -77,6 +77,7 @@ func TestGeneratedFiles(t *testing.T) {
 		"informers/externalversions/generic.go",
 		"informers/externalversions/internalinterfaces/factory_interfaces.go",
 		"listers/crddemo/v1/expansion_generated.go",
+		"listers/crddemo/v1/marker.go", // noVerbs still gets a lister, as from lister-gen
 		"listers/crddemo/v1/mydemo.go",
 		"listers/crddemo/v1/tenant.go",
 		"listers/crddemo/v1beta1/expansion_generated.go",
