@@ -1,0 +1,64 @@
+package controllerbench
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/client-go/util/flowcontrol"
+
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
+)
+
+// ClientStats counts the requests of a client and the time they waited on
+// its client-side rate limiter.
+type ClientStats struct {
+	Requests int64
+	Wait     time.Duration
+}
+
+// Sub returns s - t.
+func (s ClientStats) Sub(t ClientStats) ClientStats {
+	return ClientStats{Requests: s.Requests - t.Requests, Wait: s.Wait - t.Wait}
+}
+
+// countingLimiter is client-go's token bucket, counting the requests that
+// pass and the time they wait.
+type countingLimiter struct {
+	flowcontrol.RateLimiter
+	requests atomic.Int64
+	wait     atomic.Int64
+}
+
+func (l *countingLimiter) Wait(ctx context.Context) error {
+	start := time.Now()
+	err := l.RateLimiter.Wait(ctx)
+	l.wait.Add(int64(time.Since(start)))
+	l.requests.Add(1)
+	return err
+}
+
+func (l *countingLimiter) Stats() ClientStats {
+	return ClientStats{Requests: l.requests.Load(), Wait: time.Duration(l.wait.Load())}
+}
+
+// NewClient returns a clientset on kubeconfig configured as the ctrlgen
+// manager configures its own (clientcmd, then ClientLimits), with its own
+// rate limiter, whose stats the second result reports.
+func NewClient(kubeconfig string) (*versioned.Clientset, func() ClientStats, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.QPS, cfg.Burst = ClientLimits()
+	// The limiter NewForConfig would build from QPS and Burst, counted.
+	limiter := &countingLimiter{RateLimiter: flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)}
+	cfg.RateLimiter = limiter
+	cs, err := versioned.NewForConfig(rest.CopyConfig(cfg))
+	if err != nil {
+		return nil, nil, err
+	}
+	return cs, limiter.Stats, nil
+}

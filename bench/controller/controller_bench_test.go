@@ -1,0 +1,73 @@
+package controllerbench
+
+import (
+	"flag"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var mydemos = flag.Int("mydemos", 5000, "Mydemos created per benchmark run")
+
+// round counts the runs of BenchmarkMydemoReady in this process (one per
+// -count, see TestMain): each starts with the next implementation, so
+// that none always runs first on a fresh control plane or last on a grown
+// etcd.
+var round atomic.Int64
+
+// BenchmarkMydemoReady times, for each implementation, the span from the
+// first of N Mydemo creates to the last Mydemo observed Ready (the floor:
+// to its last write), on the shared local control plane. Run it with
+// -benchtime=1x and -count for repetitions (run.sh does); each iteration
+// is a whole run in its own namespace.
+//
+// Metrics, each the mean over b.N runs:
+//
+//	s                  the span
+//	objects/s          N / the span
+//	creates-s          first create to last create returning
+//	ctrl-req/object    requests of the controller's client (the floor's
+//	                   workers') during the span, per Mydemo
+//	ctrl-throttle-s    the time those requests waited on the client-side
+//	                   rate limiter, summed over requests
+//	bench-cpu-s        CPU time of this process during the span: the
+//	                   controller, plus the creator and the watcher, which
+//	                   are the same for every implementation
+//	ctrlplane-cpu-s    CPU time of etcd, kube-apiserver and
+//	                   kube-controller-manager during the span
+//	other-cpu-s        CPU time of everything else on the machine during
+//	                   the span: competition this run had, which should
+//	                   be near 0
+func BenchmarkMydemoReady(b *testing.B) {
+	h := controlPlane(b)
+	n := *mydemos
+	first := int(round.Add(1)-1) % len(impls)
+	for _, impl := range slices.Concat(impls[first:], impls[:first]) {
+		b.Run("impl="+impl, func(b *testing.B) {
+			b.StopTimer()
+			var sum result
+			for range b.N {
+				r := h.run(b, impl, n, b)
+				sum.Elapsed += r.Elapsed
+				sum.Creates += r.Creates
+				sum.Controller.Requests += r.Controller.Requests
+				sum.Controller.Wait += r.Controller.Wait
+				sum.ProcessCPU += r.ProcessCPU
+				sum.ControlPlaneCPU += r.ControlPlaneCPU
+				sum.OtherCPU += r.OtherCPU
+				b.Logf("%s: %d Mydemos Ready in %v (creates done at %v); control plane idle after %v",
+					impl, n, r.Elapsed.Round(time.Millisecond), r.Creates.Round(time.Millisecond), r.Settle.Round(time.Second))
+			}
+			runs := float64(b.N)
+			b.ReportMetric(sum.Elapsed.Seconds()/runs, "s")
+			b.ReportMetric(float64(n)*runs/sum.Elapsed.Seconds(), "objects/s")
+			b.ReportMetric(sum.Creates.Seconds()/runs, "creates-s")
+			b.ReportMetric(float64(sum.Controller.Requests)/runs/float64(n), "ctrl-req/object")
+			b.ReportMetric(sum.Controller.Wait.Seconds()/runs, "ctrl-throttle-s")
+			b.ReportMetric(sum.ProcessCPU.Seconds()/runs, "bench-cpu-s")
+			b.ReportMetric(sum.ControlPlaneCPU.Seconds()/runs, "ctrlplane-cpu-s")
+			b.ReportMetric(sum.OtherCPU.Seconds()/runs, "other-cpu-s")
+		})
+	}
+}

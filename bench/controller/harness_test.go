@@ -1,0 +1,657 @@
+package controllerbench
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/yaml"
+
+	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
+	"github.com/ctrlgen/ctrlgen/testenv"
+)
+
+var (
+	readyTimeout = flag.Duration("ready-timeout", 10*time.Minute, "how long a run may take to bring every Mydemo to Ready")
+	keepLogs     = flag.String("controlplane-dir", "", "keep the control plane's data and logs in this directory (default: a temporary directory, removed)")
+)
+
+// The implementations, in the order of the first round.
+const (
+	implCtrlgen  = "ctrlgen"
+	implClientGo = "client-go"
+	implFloor    = "floor"
+)
+
+var impls = []string{implCtrlgen, implClientGo, implFloor}
+
+// harness is the control plane every test and benchmark of the process
+// shares: one testenv (etcd, kube-apiserver, kube-controller-manager with
+// the garbage collector and namespace controllers), the Mydemo CRD
+// installed once. Each run gets its own namespace, deleted (and waited
+// for) at its end.
+type harness struct {
+	env        *testenv.Env
+	kubeconfig string
+	admin      *versioned.Clientset
+}
+
+var (
+	harnessOnce sync.Once
+	shared      *harness
+	sharedErr   error
+)
+
+// TestMain runs the tests and benchmarks on one shared control plane.
+//
+// With -test.bench and -test.count N > 1 it calls m.Run N times with
+// -test.count 1, tests only the first time: Go runs the N repetitions of
+// a sub-benchmark back to back (all ctrlgen runs, then all client-go
+// runs, ...), so a change in the machine's load during the hour would
+// fall on one implementation. This way each round runs every
+// implementation once, and BenchmarkMydemoReady rotates which goes first.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	rounds := 1
+	if bench, count := flag.Lookup("test.bench"), flag.Lookup("test.count"); bench != nil && count != nil && bench.Value.String() != "" {
+		if n, err := strconv.Atoi(count.Value.String()); err == nil && n > 1 {
+			rounds = n
+			count.Value.Set("1")
+		}
+	}
+	code := 0
+	for r := 0; r < rounds && code == 0; r++ {
+		if r == 1 {
+			flag.Set("test.run", "^$")
+		}
+		code = m.Run()
+	}
+	if shared != nil {
+		if err := shared.env.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
+		}
+	}
+	os.Exit(code)
+}
+
+// controlPlane returns the shared control plane, starting it on first use,
+// or skips in -short mode.
+func controlPlane(tb testing.TB) *harness {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("needs a local control plane (testenv); skipped with -short")
+	}
+	harnessOnce.Do(func() { shared, sharedErr = startHarness() })
+	if sharedErr != nil {
+		tb.Fatal(sharedErr)
+	}
+	return shared
+}
+
+func startHarness() (_ *harness, err error) {
+	// The first build of the control plane takes minutes; run.sh builds it
+	// beforehand.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	env, err := testenv.Start(ctx, testenv.Options{Dir: *keepLogs})
+	if err != nil {
+		return nil, fmt.Errorf("starting the control plane: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			env.Stop()
+		}
+	}()
+	h := &harness{env: env, kubeconfig: env.KubeconfigPath()}
+	if h.admin, _, err = NewClient(h.kubeconfig); err != nil {
+		return nil, err
+	}
+	if err := h.installCRD(ctx); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// installCRD creates examples/mydemo's CRD and waits until Mydemos are
+// served.
+func (h *harness) installCRD(ctx context.Context) error {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "mydemo", "config", "crd.yaml"))
+	if err != nil {
+		return err
+	}
+	crd := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal(raw, &crd.Object); err != nil {
+		return err
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", h.kubeconfig)
+	if err != nil {
+		return err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	gvr := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	if _, err := dyn.Resource(gvr).Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the Mydemo CRD: %w", err)
+	}
+	return poll(ctx, time.Minute, "the Mydemo CRD to be served", func() (bool, error) {
+		_, err := h.admin.CrddemoV1().Mydemos(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{Limit: 1})
+		return err == nil, err
+	})
+}
+
+// timer is what a run starts and stops around the measured span: the
+// benchmark's *testing.B, or nothing.
+type timer interface {
+	StartTimer()
+	StopTimer()
+}
+
+type noTimer struct{}
+
+func (noTimer) StartTimer() {}
+func (noTimer) StopTimer()  {}
+
+// result is what one run measured.
+type result struct {
+	// Elapsed is from the first create to the last Mydemo observed Ready
+	// (the floor: to its last write returning).
+	Elapsed time.Duration
+	// Creates is from the first create to the last create returning.
+	Creates time.Duration
+	// Controller is what the controller's client (the floor: its
+	// workers' client) did during Elapsed.
+	Controller ClientStats
+	// ProcessCPU is the CPU time this process (the controller, the
+	// creator, the watcher) used during Elapsed; ControlPlaneCPU that of
+	// etcd, kube-apiserver and kube-controller-manager.
+	ProcessCPU, ControlPlaneCPU time.Duration
+	// OtherCPU is the CPU time the rest of the machine used during
+	// Elapsed: other people's work competing for the cores.
+	OtherCPU time.Duration
+	// Settle is how long the run waited for the control plane to go idle.
+	Settle time.Duration
+}
+
+// run runs impl over n fresh Mydemos in a new namespace: it starts the
+// implementation and waits for its caches, starts the Ready watcher, then
+// times the creates and the wait for Ready (the floor: for its last
+// write). It checks every Mydemo and ConfigMap, stops the implementation
+// and deletes the namespace, waiting until it is gone.
+func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), *readyTimeout+5*time.Minute)
+	defer cancel()
+	var res result
+
+	// Idle first: the namespace of the last run may still be being
+	// garbage collected.
+	res.Settle = h.settle(tb)
+	runtime.GC()
+	ns, err := h.admin.CoreV1().Namespaces().Create(ctx,
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-" + impl + "-"}}, metav1.CreateOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer h.deleteNamespace(tb, ns.Name)
+
+	// The same three clients for every implementation, each configured as
+	// the ctrlgen manager configures its own, with its own rate limiter.
+	creator, creatorStats, err := NewClient(h.kubeconfig)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	watcherClient, watcherStats, err := NewClient(h.kubeconfig)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctrlClient, ctrlStats, err := NewClient(h.kubeconfig)
+	if err != nil {
+		tb.Fatal(err)
+	}
+
+	implCtx, stopImpl := context.WithCancel(ctx)
+	defer stopImpl()
+	var (
+		stop      func() error
+		stats     func() (ClientStats, error)
+		floor     *Floor
+		onCreated func(*crddemov1.Mydemo)
+	)
+	switch impl {
+	case implCtrlgen:
+		// The manager builds its own client; its requests are the
+		// process-wide client metrics minus those of our other clients.
+		c := StartCtrlgen(implCtx, h.kubeconfig, Workers)
+		stop = c.Stop
+		stats = func() (ClientStats, error) {
+			total, err := c.RateLimiterTotals()
+			return total.Sub(creatorStats()).Sub(watcherStats()), err
+		}
+		if err := c.WaitReady(time.Minute); err != nil {
+			c.Stop()
+			tb.Fatal(err)
+		}
+	case implClientGo:
+		c, err := NewClientGoController(ctrlClient, 0)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		c.Start(implCtx)
+		done := make(chan error, 1)
+		go func() { done <- c.Run(implCtx, Workers) }()
+		stop = func() error { stopImpl(); return <-done }
+		stats = func() (ClientStats, error) { return ctrlStats(), nil }
+		if err := poll(ctx, time.Minute, "the client-go caches to sync", func() (bool, error) { return c.HasSynced(), nil }); err != nil {
+			stop()
+			tb.Fatal(err)
+		}
+	case implFloor:
+		floor = StartFloor(implCtx, ctrlClient, Workers, n)
+		onCreated = floor.Add
+		stop = func() error { stopImpl(); return nil }
+		stats = func() (ClientStats, error) { return ctrlStats(), nil }
+	default:
+		tb.Fatalf("unknown implementation %q", impl)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
+
+	// Every implementation runs the same watcher, the floor included, so
+	// that the apiserver and this process carry the same load.
+	w, err := watchReady(implCtx, watcherClient, ns.Name, n)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	before, err := stats()
+	if err != nil {
+		tb.Fatal(err)
+	}
+
+	self, controlPlane := []int{os.Getpid()}, h.controlPlanePIDs()
+	selfCPU, controlPlaneCPU, machineCPU := cpuTime(self), cpuTime(controlPlane), machineCPUTime()
+	t.StartTimer()
+	start := time.Now()
+	lastCreate, err := createMydemos(ctx, creator, ns.Name, n, Workers, onCreated)
+	if err != nil {
+		t.StopTimer()
+		tb.Fatal(err)
+	}
+	var end time.Time
+	if floor != nil {
+		end, err = floor.Finish()
+		t.StopTimer()
+		if err != nil {
+			tb.Fatal(err)
+		}
+	} else {
+		select {
+		case <-w.done:
+			end = w.last
+			t.StopTimer()
+		case <-time.After(*readyTimeout - time.Since(start)):
+			t.StopTimer()
+			tb.Fatalf("%s: %d of %d Mydemos Ready after %v", impl, w.count(), n, *readyTimeout)
+		}
+	}
+	res.ProcessCPU, res.ControlPlaneCPU = cpuTime(self)-selfCPU, cpuTime(controlPlane)-controlPlaneCPU
+	res.OtherCPU = max(0, machineCPUTime()-machineCPU-res.ProcessCPU-res.ControlPlaneCPU)
+	after, err := stats()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res.Elapsed, res.Creates = end.Sub(start), lastCreate.Sub(start)
+	res.Controller = after.Sub(before)
+
+	// The floor is done when its writes are; the watcher sees them soon
+	// after.
+	select {
+	case <-w.done:
+	case <-time.After(time.Minute):
+		tb.Fatalf("%s: %d of %d Mydemos observed Ready a minute after the last write", impl, w.count(), n)
+	}
+	// Let the controller finish what it is doing (a status write that
+	// raced with its own cache, say) rather than cancel it mid-request.
+	quiesce(stats)
+	stopped = true
+	if err := stop(); err != nil {
+		tb.Errorf("%s: stopping: %v", impl, err)
+	}
+	h.check(tb, ctx, ns.Name, n)
+	return res
+}
+
+// quiesce waits until stats shows no new request for 300ms, at most 10s.
+func quiesce(stats func() (ClientStats, error)) {
+	deadline := time.Now().Add(10 * time.Second)
+	last, _ := stats()
+	for still := 0; still < 3 && time.Now().Before(deadline); {
+		time.Sleep(100 * time.Millisecond)
+		cur, _ := stats()
+		if cur.Requests == last.Requests {
+			still++
+		} else {
+			still = 0
+		}
+		last = cur
+	}
+}
+
+// createMydemos creates Mydemos 0..n-1 in ns with workers goroutines,
+// hands each created one to onCreated if set, and returns when the last
+// create returned.
+func createMydemos(ctx context.Context, client versioned.Interface, ns string, n, workers int, onCreated func(*crddemov1.Mydemo)) (time.Time, error) {
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		last time.Time
+		errs []error
+	)
+	mydemos := client.CrddemoV1().Mydemos(ns)
+	for range workers {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				var created *crddemov1.Mydemo
+				err := retryTransient(ctx, func() error {
+					var err error
+					created, err = mydemos.Create(ctx, NewMydemo(ns, i), metav1.CreateOptions{})
+					if apierrors.IsAlreadyExists(err) { // an earlier attempt made it
+						created, err = mydemos.Get(ctx, NewMydemo(ns, i).Name, metav1.GetOptions{})
+					}
+					return err
+				})
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, err)
+				} else {
+					last = time.Now()
+				}
+				mu.Unlock()
+				if err != nil {
+					return
+				}
+				if onCreated != nil {
+					onCreated(created)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return last, errors.Join(errs...)
+}
+
+// readyWatcher watches the Mydemos of a namespace and notes when the n-th
+// of them is first seen Ready.
+type readyWatcher struct {
+	n     int
+	done  chan struct{}
+	ready atomic.Int64
+	last  time.Time // when the n-th was seen; set before done is closed
+}
+
+func (w *readyWatcher) count() int { return int(w.ready.Load()) }
+
+// watchReady lists the namespace (empty) and watches it from there until
+// n Mydemos were seen Ready or ctx is done.
+func watchReady(ctx context.Context, client versioned.Interface, ns string, n int) (*readyWatcher, error) {
+	mydemos := client.CrddemoV1().Mydemos(ns)
+	list, err := mydemos.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	w := &readyWatcher{n: n, done: make(chan struct{})}
+	seen := map[string]bool{}
+	note := func(md *crddemov1.Mydemo) bool {
+		if seen[md.Name] || !IsReady(md) {
+			return false
+		}
+		seen[md.Name] = true
+		if w.ready.Add(1) == int64(n) {
+			w.last = time.Now()
+			close(w.done)
+			return true
+		}
+		return false
+	}
+	for i := range list.Items {
+		if note(&list.Items[i]) {
+			return w, nil
+		}
+	}
+	rv := list.ResourceVersion
+	go func() {
+		for ctx.Err() == nil {
+			wi, err := mydemos.Watch(ctx, metav1.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: true})
+			if err != nil {
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+			for ev := range wi.ResultChan() {
+				switch ev.Type {
+				case watch.Added, watch.Modified, watch.Bookmark:
+					md, ok := ev.Object.(*crddemov1.Mydemo)
+					if !ok {
+						continue
+					}
+					rv = md.ResourceVersion
+					if ev.Type != watch.Bookmark && note(md) {
+						wi.Stop()
+						return
+					}
+				case watch.Error:
+					// Too old a resourceVersion: list again, and count what
+					// became Ready meanwhile.
+					list, err := mydemos.List(ctx, metav1.ListOptions{})
+					if err != nil {
+						continue
+					}
+					for i := range list.Items {
+						if note(&list.Items[i]) {
+							wi.Stop()
+							return
+						}
+					}
+					rv = list.ResourceVersion
+					wi.Stop()
+				}
+			}
+		}
+	}()
+	return w, nil
+}
+
+// check fails tb unless ns holds n Mydemos, each Ready with its ConfigMap
+// as the controller renders it.
+func (h *harness) check(tb testing.TB, ctx context.Context, ns string, n int) {
+	tb.Helper()
+	mydemos, err := h.admin.CrddemoV1().Mydemos(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	configMaps, err := h.admin.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	byName := map[string]*corev1.ConfigMap{}
+	for i := range configMaps.Items {
+		byName[configMaps.Items[i].Name] = &configMaps.Items[i]
+	}
+	if len(mydemos.Items) != n {
+		tb.Fatalf("%d Mydemos in %s, want %d", len(mydemos.Items), ns, n)
+	}
+	bad := 0
+	for i := range mydemos.Items {
+		md := &mydemos.Items[i]
+		var err error
+		if !IsReady(md) {
+			err = fmt.Errorf("not Ready: generation %d, status %+v", md.Generation, md.Status)
+		} else if cm := byName[md.Status.ConfigMapName]; cm == nil {
+			err = fmt.Errorf("no ConfigMap %s", md.Status.ConfigMapName)
+		} else {
+			err = CheckConfigMap(md, cm)
+		}
+		if err != nil {
+			if bad++; bad <= 5 {
+				tb.Errorf("Mydemo %s/%s: %v", ns, md.Name, err)
+			}
+		}
+	}
+	if bad > 0 {
+		tb.Fatalf("%d of %d Mydemos are wrong", bad, n)
+	}
+}
+
+// deleteNamespace deletes ns and waits until the namespace controller has
+// deleted everything in it and the namespace itself.
+func (h *harness) deleteNamespace(tb testing.TB, ns string) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	if err := h.admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		tb.Errorf("deleting namespace %s: %v", ns, err)
+		return
+	}
+	start := time.Now()
+	err := poll(ctx, 10*time.Minute, "namespace "+ns+" to be deleted", func() (bool, error) {
+		_, err := h.admin.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), err
+	})
+	if err != nil {
+		tb.Error(err)
+		return
+	}
+	tb.Logf("namespace %s deleted in %v", ns, time.Since(start).Round(100*time.Millisecond))
+}
+
+// settle waits until the control plane (and this process) use less than
+// a tenth of a core for three seconds in a row, at most two minutes: the
+// garbage collector and the namespace controller may still be working
+// through the last run's objects. It returns how long it waited.
+func (h *harness) settle(tb testing.TB) time.Duration {
+	tb.Helper()
+	start := time.Now()
+	pids := append(h.controlPlanePIDs(), os.Getpid())
+	const (
+		interval  = time.Second
+		threshold = 100 * time.Millisecond // CPU time per interval
+		quietRuns = 3
+	)
+	prev := cpuTime(pids)
+	for quiet := 0; quiet < quietRuns; {
+		if time.Since(start) > 2*time.Minute {
+			tb.Logf("the control plane is still busy after %v; going on", time.Since(start).Round(time.Second))
+			break
+		}
+		time.Sleep(interval)
+		cur := cpuTime(pids)
+		if cur-prev < threshold {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		prev = cur
+	}
+	return time.Since(start)
+}
+
+// controlPlanePIDs are the process ids of etcd, kube-apiserver and
+// kube-controller-manager.
+func (h *harness) controlPlanePIDs() []int {
+	var pids []int
+	for _, pid := range h.env.PIDs() {
+		pids = append(pids, pid)
+	}
+	return pids
+}
+
+// clockTicks is USER_HZ, the unit of /proc's CPU times on Linux.
+const clockTicks = 100
+
+// cpuTime is the user and system CPU time of the processes so far, from
+// /proc (zero where it cannot be read).
+func cpuTime(pids []int) time.Duration {
+	var total time.Duration
+	for _, pid := range pids {
+		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// Fields after the command, which is in parentheses: state is
+		// field 3, utime 14 and stime 15.
+		s := string(raw)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 13 {
+			continue
+		}
+		for _, f := range fields[11:13] {
+			ticks, _ := strconv.ParseInt(f, 10, 64)
+			total += time.Duration(ticks) * time.Second / clockTicks
+		}
+	}
+	return total
+}
+
+// machineCPUTime is the CPU time all processes of the machine have used
+// (user, nice, system, irq and softirq of /proc/stat), zero if unknown.
+func machineCPUTime() time.Duration {
+	raw, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0
+	}
+	line, _, _ := strings.Cut(string(raw), "\n")
+	fields := strings.Fields(line) // cpu user nice system idle iowait irq softirq ...
+	if len(fields) < 8 || fields[0] != "cpu" {
+		return 0
+	}
+	var total time.Duration
+	for _, i := range []int{1, 2, 3, 6, 7} {
+		ticks, _ := strconv.ParseInt(fields[i], 10, 64)
+		total += time.Duration(ticks) * time.Second / clockTicks
+	}
+	return total
+}
+
+// poll calls cond every 20ms until it holds, failing after timeout with
+// cond's last error.
+func poll(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var last error
+	for {
+		ok, err := cond()
+		if ok {
+			return nil
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w", what, errors.Join(ctx.Err(), last))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}

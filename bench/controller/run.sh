@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Runs BenchmarkMydemoReady: the time from creating N Mydemos to all of them
+# Ready, for the mydemo controller on ctrlgen's runtime (impl=ctrlgen), the
+# same controller on client-go (impl=client-go) and a plain driver making
+# the same writes (impl=floor), all against one local control plane
+# (testenv) in one process. Saves the raw output to
+# bench/results/controller.txt and prints the benchstat table
+# (`benchstat -col /impl`) and ctrlgen's ratios to client-go and to the
+# floor. See bench/controller/README.md.
+#
+# The control plane binary is built first if it is missing (minutes the
+# first time). A run takes about 1 minute per implementation and count on
+# 2 idle cores with N=5000, plus the control plane's start.
+#
+# Environment:
+#   BENCH_COUNT  runs of each implementation (default 3); the implementation
+#                that goes first rotates from one run to the next
+#   BENCH_N      Mydemos per run (default 5000)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
+
+count="${BENCH_COUNT:-3}"
+n="${BENCH_N:-5000}"
+
+bin="${CTRLGEN_CONTROLPLANE_BIN:-$(cd .. && pwd)/.cache/bin/ctrlplane}"
+if [[ ! -x "$bin" ]]; then
+	echo "run.sh: building the control plane ($bin; minutes the first time)" >&2
+	(cd .. && go run ./testenv/cmd/testenv --build-only >/dev/null)
+fi
+
+tmp="$(mktemp -d)"
+# The 1-minute load average every 5 s while the benchmark runs.
+(while sleep 5; do cut -d' ' -f1 /proc/loadavg; done) >"$tmp/loads" 2>/dev/null &
+sampler=$!
+trap 'kill "$sampler" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+
+mkdir -p results
+out=results/controller.txt
+
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
+echo "run.sh: load average before: $(load) on $(nproc) CPUs; anything else running skews the numbers" >&2
+
+go test -c -o "$tmp/controller.test" ./controller
+{
+	echo "goversion: $(go env GOVERSION)"
+	echo "client-go: $(go list -m -f '{{.Version}}' k8s.io/client-go)"
+	echo "mydemos: $n"
+	echo "# controller.test -test.run '^\$' -test.bench BenchmarkMydemoReady -test.benchtime 1x -test.count $count -mydemos $n"
+	echo "# load average before: $(load) on $(nproc) CPUs"
+} >"$tmp/out.txt"
+echo "run.sh: $count runs of each implementation with $n Mydemos" >&2
+if ! (cd controller && "$tmp/controller.test" -test.run '^$' -test.bench BenchmarkMydemoReady \
+	-test.benchtime 1x -test.count "$count" -test.timeout 3h -mydemos "$n" 2>"$tmp/stderr") | tee -a "$tmp/out.txt"; then
+	echo "run.sh: the benchmark failed; the end of its stderr:" >&2
+	tail -n 50 "$tmp/stderr" >&2
+	exit 1
+fi
+kill "$sampler" 2>/dev/null || true
+during="$(awk '{s += $1; if (NR == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1} END {if (NR) printf "min %.2f, mean %.2f, max %.2f over %d samples", lo, s / NR, hi, NR; else print "not sampled"}' "$tmp/loads")"
+{
+	echo "# load average after: $(load)"
+	echo "# 1-minute load average during the run (every 5 s): $during"
+} >>"$tmp/out.txt"
+mv "$tmp/out.txt" "$out"
+echo "run.sh: load average after: $(load); 1-minute load during the run: $during; raw output in bench/$out" >&2
+
+echo
+go tool benchstat -col /impl "$out"
+echo
+go run ./controller/ratios "$out"

@@ -1,0 +1,118 @@
+// Command ratios reads the output of BenchmarkGenerate and prints, per
+// input, the median wall time, peak RSS and CPU time of ctrlgen and
+// code-generator, their ratios, and whether ctrlgen meets its goals:
+//
+//   - one-gv: ≥10× faster;
+//   - one-gv-noop: under 0.5 s;
+//   - k8s-api: ≥10× faster and at most half the peak memory.
+//
+// Usage: go run ./generator/ratios results/generator.txt
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+type key struct{ input, impl, unit string }
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: ratios BENCH-OUTPUT")
+		os.Exit(2)
+	}
+	samples, err := read(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	med := func(input, impl, unit string) (float64, bool) {
+		v := samples[key{input, impl, unit}]
+		if len(v) == 0 {
+			return 0, false
+		}
+		slices.Sort(v)
+		n := len(v)
+		if n%2 == 1 {
+			return v[n/2], true
+		}
+		return (v[n/2-1] + v[n/2]) / 2, true
+	}
+	for _, input := range []string{"one-gv", "k8s-api"} {
+		ot, ok1 := med(input, "ctrlgen", "ns/op")
+		tt, ok2 := med(input, "code-generator", "ns/op")
+		om, _ := med(input, "ctrlgen", "peak-MB")
+		tm, _ := med(input, "code-generator", "peak-MB")
+		oc, _ := med(input, "ctrlgen", "cpu-sec/op")
+		tc, _ := med(input, "code-generator", "cpu-sec/op")
+		if !ok1 || !ok2 {
+			continue
+		}
+		speed := tt / ot
+		fmt.Printf("%-11s ctrlgen %6.3f s %6.1f MB, code-generator %6.3f s %6.1f MB: ctrlgen is %.1f× faster (goal ≥10×: %s), uses %.1f× less memory",
+			input, ot/1e9, om, tt/1e9, tm, speed, verdict(speed >= 10), tm/om)
+		if input == "k8s-api" {
+			fmt.Printf(" (goal ≥2×: %s)", verdict(tm/om >= 2))
+		}
+		if oc > 0 {
+			fmt.Printf("; CPU time %.3f s vs %.3f s, %.1f× less", oc, tc, tc/oc)
+		}
+		fmt.Println()
+	}
+	if t, ok := med("one-gv-noop", "ctrlgen", "ns/op"); ok {
+		m, _ := med("one-gv-noop", "ctrlgen", "peak-MB")
+		fmt.Printf("%-11s ctrlgen %6.3f s %6.1f MB (goal < 0.5 s: %s)\n", "one-gv-noop", t/1e9, m, verdict(t < 0.5e9))
+	}
+}
+
+func verdict(met bool) string {
+	if met {
+		return "met"
+	}
+	return "NOT met"
+}
+
+// read collects every sample of BenchmarkGenerate/input=I/impl=P by unit.
+func read(name string) (map[key][]float64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	samples := map[key][]float64{}
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		fields := strings.Fields(s.Text())
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "BenchmarkGenerate/") {
+			continue
+		}
+		// The name ends in -GOMAXPROCS unless that is 1.
+		name := fields[0]
+		if i := strings.LastIndex(name, "-"); i > strings.LastIndex(name, "/") {
+			if _, err := strconv.Atoi(name[i+1:]); err == nil {
+				name = name[:i]
+			}
+		}
+		var input, impl string
+		for _, part := range strings.Split(name, "/") {
+			if v, ok := strings.CutPrefix(part, "input="); ok {
+				input = v
+			}
+			if v, ok := strings.CutPrefix(part, "impl="); ok {
+				impl = v
+			}
+		}
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				continue
+			}
+			samples[key{input, impl, fields[i+1]}] = append(samples[key{input, impl, fields[i+1]}], v)
+		}
+	}
+	return samples, s.Err()
+}

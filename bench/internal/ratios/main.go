@@ -1,0 +1,137 @@
+// Command ratios reads `go test -bench` output holding sub-benchmarks
+// impl=ctrlgen and impl=client-go and prints, per known workload, the
+// median of its per-unit metric for each implementation, their ratio and
+// whether ctrlgen meets its goal, and for the timed workloads the ratio of
+// the CPU time too (the cpu-ns/<unit> metric). Workloads it does not know are skipped,
+// so other benchmarks can share the output.
+//
+// Usage: go run ./internal/ratios results/runtime.txt
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// workload says how to read one benchmark.
+type workload struct {
+	bench string // benchmark name without "Benchmark"
+	unit  string // the per-unit metric reported by b.ReportMetric
+	// lowerIsBetterRatio is true when the goal is ctrlgen ≤ goal × client-go
+	// (memory); otherwise it is client-go / ctrlgen ≥ goal (throughput).
+	lowerIsBetterRatio bool
+	goal               float64
+}
+
+var workloads = []workload{
+	{bench: "InitialList", unit: "ns/object", goal: 2},
+	{bench: "WatchUpdates", unit: "ns/event", goal: 2},
+	{bench: "WorkQueue", unit: "ns/item", goal: 1.5},
+	{bench: "Memory", unit: "B/object", lowerIsBetterRatio: true, goal: 0.5},
+}
+
+func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: ratios BENCH-OUTPUT")
+		os.Exit(2)
+	}
+	samples, err := read(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	for _, w := range workloads {
+		ours, theirs := samples[key{w.bench, "ctrlgen", w.unit}], samples[key{w.bench, "client-go", w.unit}]
+		if len(ours) == 0 || len(theirs) == 0 {
+			continue
+		}
+		o, t := median(ours), median(theirs)
+		var line string
+		var met bool
+		if w.lowerIsBetterRatio {
+			r := o / t
+			met = r <= w.goal
+			line = fmt.Sprintf("ctrlgen's overhead is %.2f× client-go's (goal ≤ %.2f×: %s)", r, w.goal, verdict(met))
+		} else {
+			r := t / o
+			met = r >= w.goal
+			line = fmt.Sprintf("ctrlgen is %.1f× client-go (goal ≥ %.1f×: %s)", r, w.goal, verdict(met))
+			cpu := "cpu-" + w.unit
+			if oc, tc := samples[key{w.bench, "ctrlgen", cpu}], samples[key{w.bench, "client-go", cpu}]; len(oc) > 0 && len(tc) > 0 {
+				line += fmt.Sprintf("; by CPU time %.1f× (%s vs %s)",
+					median(tc)/median(oc), format(median(oc), w.unit), format(median(tc), w.unit))
+			}
+		}
+		fmt.Printf("%-13s ctrlgen %9s  client-go %9s  (medians, n=%d/%d)  %s\n",
+			w.bench, format(o, w.unit), format(t, w.unit), len(ours), len(theirs), line)
+	}
+}
+
+func verdict(met bool) string {
+	if met {
+		return "met"
+	}
+	return "NOT met"
+}
+
+func format(v float64, unit string) string {
+	if strings.HasPrefix(unit, "ns/") && v >= 1000 {
+		return fmt.Sprintf("%.2f µs/%s", v/1000, strings.TrimPrefix(unit, "ns/"))
+	}
+	return fmt.Sprintf("%.0f %s", v, unit)
+}
+
+type key struct{ bench, impl, unit string }
+
+// read collects the values of every benchmark line
+// "BenchmarkX/impl=Y-P  N  v1 u1  v2 u2 …".
+func read(path string) (map[key][]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	out := map[key][]float64{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
+			continue
+		}
+		name := strings.TrimPrefix(fields[0], "Benchmark")
+		if i := strings.LastIndexByte(name, '-'); i > 0 && isDigits(name[i+1:]) {
+			name = name[:i] // GOMAXPROCS suffix
+		}
+		bench, impl, ok := strings.Cut(name, "/impl=")
+		if !ok {
+			continue
+		}
+		for i := 2; i+1 < len(fields); i += 2 {
+			v, err := strconv.ParseFloat(fields[i], 64)
+			if err != nil {
+				break
+			}
+			k := key{bench, impl, fields[i+1]}
+			out[k] = append(out[k], v)
+		}
+	}
+	return out, sc.Err()
+}
+
+func isDigits(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if n := len(s); n%2 == 1 {
+		return s[n/2]
+	} else {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
+}
