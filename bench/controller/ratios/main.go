@@ -2,7 +2,9 @@
 // impl=ctrlgen, impl=client-go and impl=floor, metric "s") and prints the
 // median time of each implementation, ctrlgen's ratios to client-go and
 // to the floor, and whether ctrlgen meets its goals: ahead of client-go,
-// and within 20% of the floor.
+// and within 20% of the floor. It does the same again over the quiet runs
+// only, those during which the rest of the machine used less than a
+// second of CPU (metric other-cpu-s), when some were not quiet.
 //
 // Usage: go run ./controller/ratios results/controller.txt
 package main
@@ -24,26 +26,52 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: ratios BENCH-OUTPUT")
 		os.Exit(2)
 	}
-	samples, err := read(os.Args[1])
+	runs, err := read(os.Args[1])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	fmt.Println("All runs:")
+	if !report(runs, func(run) bool { return true }) {
+		fmt.Fprintf(os.Stderr, "ratios: no runs of some implementation in %s\n", os.Args[1])
+		os.Exit(1)
+	}
+	quiet := func(r run) bool { return r.otherCPU < quietCPU }
+	if slices.ContainsFunc(runs, func(r run) bool { return !quiet(r) }) {
+		fmt.Printf("\nQuiet runs only (the rest of the machine used < %.0f s of CPU during the run):\n", quietCPU)
+		if !report(runs, quiet) {
+			fmt.Println("  too few quiet runs of some implementation")
+		}
+	}
+}
+
+// quietCPU is the most CPU time, in seconds, that the rest of the machine
+// may use during a quiet run.
+const quietCPU = 1.0
+
+// report prints the medians and ratios of the runs that keep selects; it
+// returns false if some implementation has none.
+func report(runs []run, keep func(run) bool) bool {
 	med := map[string]float64{}
 	for _, impl := range []string{"ctrlgen", "client-go", "floor"} {
-		s := samples[impl]
+		var s []float64
+		for _, r := range runs {
+			if r.impl == impl && keep(r) {
+				s = append(s, r.seconds)
+			}
+		}
 		if len(s) == 0 {
-			fmt.Fprintf(os.Stderr, "ratios: no samples of impl=%s in %s\n", impl, os.Args[1])
-			os.Exit(1)
+			return false
 		}
 		med[impl] = median(s)
-		fmt.Printf("%-9s median %6.2f s over %d runs (min %.2f, max %.2f)\n", impl, med[impl], len(s), slices.Min(s), slices.Max(s))
+		fmt.Printf("  %-9s median %6.2f s over %d runs (min %.2f, max %.2f)\n", impl, med[impl], len(s), slices.Min(s), slices.Max(s))
 	}
 	ours, theirs, floor := med["ctrlgen"], med["client-go"], med["floor"]
-	fmt.Printf("ctrlgen vs client-go: %.2f× the time (client-go/ctrlgen speed-up %.2f×; goal: ahead, > 1.00×): %s\n",
+	fmt.Printf("  ctrlgen vs client-go: %.2f× the time (client-go/ctrlgen speed-up %.2f×; goal: ahead, > 1.00×): %s\n",
 		ours/theirs, theirs/ours, verdict(ours < theirs))
-	fmt.Printf("ctrlgen vs floor:     %.2f× the time (goal: ≤ %.2f×): %s\n", ours/floor, floorGoal, verdict(ours <= floorGoal*floor))
-	fmt.Printf("client-go vs floor:   %.2f× the time\n", theirs/floor)
+	fmt.Printf("  ctrlgen vs floor:     %.2f× the time (goal: ≤ %.2f×): %s\n", ours/floor, floorGoal, verdict(ours <= floorGoal*floor))
+	fmt.Printf("  client-go vs floor:   %.2f× the time\n", theirs/floor)
+	return true
 }
 
 func verdict(met bool) string {
@@ -53,14 +81,21 @@ func verdict(met bool) string {
 	return "NOT met"
 }
 
-// read returns the "s" samples of each impl.
-func read(path string) (map[string][]float64, error) {
+// run is one result line.
+type run struct {
+	impl     string
+	seconds  float64 // metric s
+	otherCPU float64 // metric other-cpu-s; 0 if missing
+}
+
+// read returns the runs of BenchmarkMydemoReady in the file.
+func read(path string) ([]run, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	out := map[string][]float64{}
+	var out []run
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
@@ -74,15 +109,21 @@ func read(path string) (map[string][]float64, error) {
 			}
 		}
 		// After the name and the iteration count: value unit pairs.
+		r := run{impl: impl, seconds: -1}
 		for i := 2; i+1 < len(fields); i += 2 {
-			if fields[i+1] != "s" {
-				continue
-			}
 			v, err := strconv.ParseFloat(fields[i], 64)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %q: %w", path, sc.Text(), err)
 			}
-			out[impl] = append(out[impl], v)
+			switch fields[i+1] {
+			case "s":
+				r.seconds = v
+			case "other-cpu-s":
+				r.otherCPU = v
+			}
+		}
+		if r.seconds >= 0 {
+			out = append(out, r)
 		}
 	}
 	return out, sc.Err()
