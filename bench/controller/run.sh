@@ -9,12 +9,15 @@
 # floor. See bench/controller/README.md.
 #
 # The control plane binary is built first if it is missing (minutes the
-# first time). A run takes about 1 minute per implementation and count on
-# 2 idle cores with N=5000, plus the control plane's start.
+# first time). With N=5000 each run takes ~45 s on 2 cores (the timed span,
+# then deleting the namespace and waiting for the control plane to go
+# idle): ~9 minutes for 3 rounds, with the warm-up run and the control
+# plane's start.
 #
 # Environment:
-#   BENCH_COUNT  runs of each implementation (default 3); the implementation
-#                that goes first rotates from one run to the next
+#   BENCH_COUNT  rounds (default 3): each runs every implementation once,
+#                the first one rotating from round to round; 6 or more
+#                give benchstat's p-values
 #   BENCH_N      Mydemos per run (default 5000)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
