@@ -162,6 +162,9 @@ type (
 	// +genclient
 	Grouped struct{}
 )
+
+// +genclient
+type OneLine struct{ Meta string }
 `
 
 func TestScanAttachment(t *testing.T) {
@@ -191,6 +194,7 @@ func TestScanAttachment(t *testing.T) {
 		"Baz":     {"genclient"},
 		"Qux":     {"k8s:deepcopy-gen=true"},
 		"Grouped": {"genclient"},
+		"OneLine": {"genclient"},
 	}
 	if !reflect.DeepEqual(types, want) {
 		t.Errorf("types = %v, want %v", types, want)

@@ -78,7 +78,11 @@ func Scan(fset *token.FileSet, f *ast.File, docFile bool) *File {
 			ast.Inspect(ts.Type, func(n ast.Node) bool {
 				if field, ok := n.(*ast.Field); ok {
 					items = append(items, item{line: s.line(field.Pos())})
-					if g := s.byEnd[s.line(field.Pos())-1]; g != nil {
+					// go/parser gives a field the block that ends on the
+					// line above it only when the field starts its line,
+					// as gengo reads it: in `type B struct{ X }` the
+					// block above belongs to B alone.
+					if g := field.Doc; g != nil {
 						s.used[g] = true
 						out.Fields = append(out.Fields, FieldLines{Field: field, Lines: s.lines(g)})
 					}
