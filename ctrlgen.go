@@ -55,6 +55,11 @@ type Config struct {
 	Verify bool
 	// PluralExceptions map kinds to their plural, e.g. "Endpoints" → "Endpoints".
 	PluralExceptions map[string]string
+	// PrefersProtobuf makes every typed client prefer protobuf, as
+	// client-gen's --prefers-protobuf; the kube-apiserver's own types
+	// always do. Only for APIs whose server speaks protobuf: custom
+	// resources do not.
+	PrefersProtobuf bool
 	// ListMarkers makes Run print the markers ctrlgen reads instead.
 	ListMarkers bool
 	// Stdout gets --verify's report, Stderr warnings; os.Stdout and
@@ -179,6 +184,7 @@ func Plan(cfg Config) (*Changes, error) {
 		ControllersDir:   ctrlDir,
 		ControllersPkg:   ctrlPkg,
 		PluralExceptions: cfg.PluralExceptions,
+		PrefersProtobuf:  cfg.PrefersProtobuf,
 	})
 	for _, w := range warnings {
 		fmt.Fprintln(cfg.Stderr, w)

@@ -34,6 +34,10 @@ type Options struct {
 	// PluralExceptions map kinds to plurals ("Endpoints" → "Endpoints"),
 	// on top of plural.DefaultExceptions.
 	PluralExceptions map[string]string
+	// PrefersProtobuf makes every typed client send and accept protobuf
+	// first, as client-gen's --prefers-protobuf does. Without it only the
+	// kube-apiserver's own API packages do (see servedAsProtobuf).
+	PrefersProtobuf bool
 }
 
 // Build returns the project the loaded packages describe, and warnings.
@@ -249,6 +253,7 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 	v.ListerPkg = p.ListersPkg + "/" + g.PackageName + "/" + v.Name
 	v.InformerGroupPkg = p.InformersPkg + "/" + g.PackageName
 	v.InformerPkg = v.InformerGroupPkg + "/" + v.Name
+	v.PrefersProtobuf = b.opts.PrefersProtobuf || servedAsProtobuf(a.src)
 	for _, t := range a.types {
 		if markers.GenClient.Has(t.markers) {
 			if k := b.kind(a, t, v); k != nil {
@@ -265,6 +270,23 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 		g.Versions = append(g.Versions, v)
 	}
 	return v
+}
+
+// builtinAPIModules hold the API types that kube-apiserver serves itself
+// (and its aggregator and apiextensions servers), which always accept
+// protobuf. client-go's clientset prefers protobuf for exactly these.
+var builtinAPIModules = map[string]bool{
+	"k8s.io/api":                     true,
+	"k8s.io/apiextensions-apiserver": true,
+	"k8s.io/kube-aggregator":         true,
+}
+
+// servedAsProtobuf reports whether the server of p's types accepts
+// protobuf. A generated.pb.go alone does not say so: custom resources are
+// served as JSON even when their Go types have protobuf code, and a
+// protobuf write to them fails with 415 Unsupported Media Type.
+func servedAsProtobuf(p *loader.Package) bool {
+	return p.Protobuf && builtinAPIModules[p.Module]
 }
 
 func (b *builder) group(a *apiPackage, name string) *model.Group {

@@ -35,6 +35,9 @@ type Package struct {
 	// ReadOnly packages are outside the main module(s): nothing is ever
 	// written next to them.
 	ReadOnly bool
+	// Protobuf says the package has go-to-protobuf's generated.pb.go, so
+	// its types can be sent and read as protobuf.
+	Protobuf bool
 	// Files are the parsed files, sorted by name. In a writable input
 	// package, that is every file but those ctrlgen generates there.
 	// Elsewhere generated files that declare no types are not read, but
@@ -222,6 +225,9 @@ func (p *Program) parse(listed []*packages.Package, roots bool) ([]*Package, err
 		}
 		files := append([]string(nil), lp.GoFiles...)
 		sort.Strings(files)
+		for _, f := range files {
+			pkg.Protobuf = pkg.Protobuf || filepath.Base(f) == "generated.pb.go"
+		}
 		pkg.Files = make([]*File, len(files))
 		for i, f := range files {
 			jobs = append(jobs, job{pkg, i, f})

@@ -94,6 +94,11 @@ type Version struct {
 	InformerGroupPkg   string // <InformersPkg>/<group pkg>
 	InformerPkg        string // <InformerGroupPkg>/<version>
 
+	// PrefersProtobuf makes the typed clients send and accept protobuf
+	// first (gentype.PrefersProtobuf), as client-go's own clientset does
+	// for the built-in types.
+	PrefersProtobuf bool
+
 	// Kinds sorted by name.
 	Kinds []*Kind
 

@@ -48,6 +48,7 @@ func newNamespaces(c *CoreV1Client) *namespaces {
 			"",
 			func() *corev1.Namespace { return &corev1.Namespace{} },
 			func() *corev1.NamespaceList { return &corev1.NamespaceList{} },
+			gentype.PrefersProtobuf[*corev1.Namespace](),
 		),
 	}
 }

@@ -49,6 +49,7 @@ func newPersistentVolumes(c *CoreV1Client) *persistentVolumes {
 			"",
 			func() *corev1.PersistentVolume { return &corev1.PersistentVolume{} },
 			func() *corev1.PersistentVolumeList { return &corev1.PersistentVolumeList{} },
+			gentype.PrefersProtobuf[*corev1.PersistentVolume](),
 		),
 	}
 }

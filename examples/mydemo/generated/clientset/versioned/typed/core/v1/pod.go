@@ -51,6 +51,7 @@ func newPods(c *CoreV1Client, namespace string) *pods {
 			namespace,
 			func() *corev1.Pod { return &corev1.Pod{} },
 			func() *corev1.PodList { return &corev1.PodList{} },
+			gentype.PrefersProtobuf[*corev1.Pod](),
 		),
 	}
 }
@@ -59,6 +60,7 @@ func newPods(c *CoreV1Client, namespace string) *pods {
 func (c *pods) UpdateEphemeralContainers(ctx context.Context, podName string, pod *corev1.Pod, opts metav1.UpdateOptions) (*corev1.Pod, error) {
 	result := &corev1.Pod{}
 	err := c.GetClient().Put().
+		UseProtobufAsDefault().
 		Namespace(c.GetNamespace()).
 		Resource("pods").
 		Name(podName).
@@ -74,6 +76,7 @@ func (c *pods) UpdateEphemeralContainers(ctx context.Context, podName string, po
 func (c *pods) UpdateResize(ctx context.Context, podName string, pod *corev1.Pod, opts metav1.UpdateOptions) (*corev1.Pod, error) {
 	result := &corev1.Pod{}
 	err := c.GetClient().Put().
+		UseProtobufAsDefault().
 		Namespace(c.GetNamespace()).
 		Resource("pods").
 		Name(podName).

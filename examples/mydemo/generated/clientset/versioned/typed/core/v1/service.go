@@ -48,6 +48,7 @@ func newServices(c *CoreV1Client, namespace string) *services {
 			namespace,
 			func() *corev1.Service { return &corev1.Service{} },
 			func() *corev1.ServiceList { return &corev1.ServiceList{} },
+			gentype.PrefersProtobuf[*corev1.Service](),
 		),
 	}
 }

@@ -49,6 +49,7 @@ func newNodes(c *CoreV1Client) *nodes {
 			"",
 			func() *corev1.Node { return &corev1.Node{} },
 			func() *corev1.NodeList { return &corev1.NodeList{} },
+			gentype.PrefersProtobuf[*corev1.Node](),
 		),
 	}
 }

@@ -47,6 +47,7 @@ func newSecrets(c *CoreV1Client, namespace string) *secrets {
 			namespace,
 			func() *corev1.Secret { return &corev1.Secret{} },
 			func() *corev1.SecretList { return &corev1.SecretList{} },
+			gentype.PrefersProtobuf[*corev1.Secret](),
 		),
 	}
 }

@@ -47,6 +47,7 @@ func newControllerRevisions(c *AppsV1Client, namespace string) *controllerRevisi
 			namespace,
 			func() *appsv1.ControllerRevision { return &appsv1.ControllerRevision{} },
 			func() *appsv1.ControllerRevisionList { return &appsv1.ControllerRevisionList{} },
+			gentype.PrefersProtobuf[*appsv1.ControllerRevision](),
 		),
 	}
 }

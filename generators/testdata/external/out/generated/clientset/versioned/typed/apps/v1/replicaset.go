@@ -52,6 +52,7 @@ func newReplicaSets(c *AppsV1Client, namespace string) *replicaSets {
 			namespace,
 			func() *appsv1.ReplicaSet { return &appsv1.ReplicaSet{} },
 			func() *appsv1.ReplicaSetList { return &appsv1.ReplicaSetList{} },
+			gentype.PrefersProtobuf[*appsv1.ReplicaSet](),
 		),
 	}
 }
@@ -60,6 +61,7 @@ func newReplicaSets(c *AppsV1Client, namespace string) *replicaSets {
 func (c *replicaSets) GetScale(ctx context.Context, replicaSetName string, options metav1.GetOptions) (*autoscalingv1.Scale, error) {
 	result := &autoscalingv1.Scale{}
 	err := c.GetClient().Get().
+		UseProtobufAsDefault().
 		Namespace(c.GetNamespace()).
 		Resource("replicasets").
 		Name(replicaSetName).
@@ -74,6 +76,7 @@ func (c *replicaSets) GetScale(ctx context.Context, replicaSetName string, optio
 func (c *replicaSets) UpdateScale(ctx context.Context, replicaSetName string, scale *autoscalingv1.Scale, opts metav1.UpdateOptions) (*autoscalingv1.Scale, error) {
 	result := &autoscalingv1.Scale{}
 	err := c.GetClient().Put().
+		UseProtobufAsDefault().
 		Namespace(c.GetNamespace()).
 		Resource("replicasets").
 		Name(replicaSetName).

@@ -47,6 +47,7 @@ func newComponentStatuses(c *CoreV1Client) *componentStatuses {
 			"",
 			func() *corev1.ComponentStatus { return &corev1.ComponentStatus{} },
 			func() *corev1.ComponentStatusList { return &corev1.ComponentStatusList{} },
+			gentype.PrefersProtobuf[*corev1.ComponentStatus](),
 		),
 	}
 }

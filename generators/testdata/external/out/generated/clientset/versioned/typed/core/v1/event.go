@@ -47,6 +47,7 @@ func newEvents(c *CoreV1Client, namespace string) *events {
 			namespace,
 			func() *corev1.Event { return &corev1.Event{} },
 			func() *corev1.EventList { return &corev1.EventList{} },
+			gentype.PrefersProtobuf[*corev1.Event](),
 		),
 	}
 }

@@ -47,6 +47,7 @@ func newPodTemplates(c *CoreV1Client, namespace string) *podTemplates {
 			namespace,
 			func() *corev1.PodTemplate { return &corev1.PodTemplate{} },
 			func() *corev1.PodTemplateList { return &corev1.PodTemplateList{} },
+			gentype.PrefersProtobuf[*corev1.PodTemplate](),
 		),
 	}
 }

@@ -49,6 +49,7 @@ func newResourceQuotas(c *CoreV1Client, namespace string) *resourceQuotas {
 			namespace,
 			func() *corev1.ResourceQuota { return &corev1.ResourceQuota{} },
 			func() *corev1.ResourceQuotaList { return &corev1.ResourceQuotaList{} },
+			gentype.PrefersProtobuf[*corev1.ResourceQuota](),
 		),
 	}
 }
