@@ -20,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 )
 
@@ -243,7 +244,7 @@ func (c *ClientGoController) syncHandler(ctx context.Context, key cache.ObjectNa
 // differs from the spec, reading through the lister; it records the
 // outcome in md's status.
 func (c *ClientGoController) reconcile(ctx context.Context, md *crddemov1.Mydemo) error {
-	want := desiredConfigMap(md)
+	want := mydemo.DesiredConfigMap(md)
 	md.Status.ConfigMapName = want.Name
 
 	current, err := c.configMapLister.ConfigMaps(want.Namespace).Get(want.Name)
@@ -263,7 +264,7 @@ func (c *ClientGoController) reconcile(ctx context.Context, md *crddemov1.Mydemo
 		markFailed(md, "ConfigMapNotOwned", err)
 		return err
 	}
-	if !upToDate(current, want) {
+	if !mydemo.UpToDate(current, want) {
 		if _, err := c.client.CoreV1().ConfigMaps(want.Namespace).Update(ctx, withSpec(current, want), metav1.UpdateOptions{}); err != nil {
 			markFailed(md, "ConfigMapFailed", err)
 			return err

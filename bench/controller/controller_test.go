@@ -44,7 +44,7 @@ func TestMydemosBecomeReady(t *testing.T) {
 // unexported helpers must not drift from it.
 func TestSharedPartsMatchReconcileGo(t *testing.T) {
 	owned := func(md *crddemov1.Mydemo, data map[string]string) *corev1.ConfigMap {
-		cm := desiredConfigMap(md)
+		cm := mydemo.DesiredConfigMap(md)
 		cm.Data = data
 		cm.Labels = map[string]string{"other": "label"}
 		return cm
@@ -58,7 +58,7 @@ func TestSharedPartsMatchReconcileGo(t *testing.T) {
 	}{
 		{name: "no ConfigMap", ready: true},
 		{name: "stale ConfigMap", cm: owned(md, map[string]string{"ip": "old"}), ready: true},
-		{name: "up-to-date ConfigMap", cm: owned(md, desiredConfigMap(md).Data), ready: true},
+		{name: "up-to-date ConfigMap", cm: owned(md, mydemo.DesiredConfigMap(md).Data), ready: true},
 		{name: "someone else's ConfigMap", cm: &corev1.ConfigMap{
 			ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: mydemo.ConfigMapName(md)}, Data: map[string]string{"theirs": "1"}}},
 	}

@@ -12,6 +12,7 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 )
 
@@ -65,7 +66,7 @@ func (f *Floor) Finish() (lastWrite time.Time, err error) {
 
 func (f *Floor) write(ctx context.Context, md *crddemov1.Mydemo) error {
 	err := retryTransient(ctx, func() error {
-		_, err := f.client.CoreV1().ConfigMaps(md.Namespace).Create(ctx, desiredConfigMap(md), metav1.CreateOptions{})
+		_, err := f.client.CoreV1().ConfigMaps(md.Namespace).Create(ctx, mydemo.DesiredConfigMap(md), metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil // an earlier attempt made it
 		}

@@ -15,11 +15,10 @@ import (
 )
 
 // The pure parts of the mydemo controller, shared by the client-go
-// controller and the floor: what the ConfigMap of a Mydemo holds and what
-// its status says. They are reconcile.go's, which keeps them unexported;
+// controller and the floor: what the ConfigMap of a Mydemo holds
+// (reconcile.go's DesiredConfigMap and UpToDate) and what its status says.
 // TestSharedPartsMatchReconcileGo runs reconcile.go's Reconcile and fails
-// when these drift from it. The names (ConfigMapName, LabelMydemo,
-// ConditionReady) are the mydemo package's own.
+// when the client-go controller's reconcile drifts from it.
 
 // Workers is the number of concurrent reconciles (and floor workers), and
 // the number of goroutines creating Mydemos.
@@ -42,39 +41,6 @@ func NewMydemo(namespace string, i int) *crddemov1.Mydemo {
 			Data: map[string]string{"index": strconv.Itoa(i), "mode": "bench"},
 		},
 	}
-}
-
-// desiredConfigMap renders obj's spec: spec.data plus "ip" and "port", a
-// label naming obj and a controller reference to it (reconcile.go's
-// desiredConfigMap).
-func desiredConfigMap(obj *crddemov1.Mydemo) *corev1.ConfigMap {
-	data := make(map[string]string, len(obj.Spec.Data)+2)
-	maps.Copy(data, obj.Spec.Data)
-	data["ip"] = obj.Spec.IP
-	data["port"] = strconv.Itoa(int(obj.Spec.Port))
-	return &corev1.ConfigMap{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:            mydemo.ConfigMapName(obj),
-			Namespace:       obj.Namespace,
-			Labels:          map[string]string{mydemo.LabelMydemo: obj.Name},
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(obj, crddemov1.SchemeGroupVersion.WithKind("Mydemo"))},
-		},
-		Data: data,
-	}
-}
-
-// upToDate reports whether current has want's data and labels
-// (reconcile.go's upToDate).
-func upToDate(current, want *corev1.ConfigMap) bool {
-	if !maps.Equal(current.Data, want.Data) {
-		return false
-	}
-	for k, v := range want.Labels {
-		if current.Labels[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // withSpec returns a copy of current carrying want's data and labels.
@@ -124,11 +90,11 @@ func IsReady(obj *crddemov1.Mydemo) bool {
 // CheckConfigMap returns an error unless cm is obj's ConfigMap as the
 // controller renders it, controlled by obj.
 func CheckConfigMap(obj *crddemov1.Mydemo, cm *corev1.ConfigMap) error {
-	want := desiredConfigMap(obj)
+	want := mydemo.DesiredConfigMap(obj)
 	switch {
 	case cm.Name != want.Name:
 		return fmt.Errorf("ConfigMap %s, want %s", cm.Name, want.Name)
-	case !upToDate(cm, want):
+	case !mydemo.UpToDate(cm, want):
 		return fmt.Errorf("ConfigMap %s: data %v labels %v, want data %v labels %v", cm.Name, cm.Data, cm.Labels, want.Data, want.Labels)
 	case !metav1.IsControlledBy(cm, obj):
 		return fmt.Errorf("ConfigMap %s is not controlled by Mydemo %s (uid %s): %+v", cm.Name, obj.Name, obj.UID, cm.OwnerReferences)

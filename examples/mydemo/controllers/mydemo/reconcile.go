@@ -40,7 +40,7 @@ func ConfigMapName(obj *crddemov1.Mydemo) string { return obj.Name + "-config" }
 // wiring, which also sets status.observedGeneration after a nil error.
 func (c *Controller) Reconcile(ctx context.Context, obj *crddemov1.Mydemo) (controller.Result, error) {
 	logger := klog.FromContext(ctx).WithValues("mydemo", klog.KObj(obj))
-	want := desiredConfigMap(obj)
+	want := DesiredConfigMap(obj)
 	obj.Status.ConfigMapName = want.Name
 
 	current, err := c.configMapLister.ConfigMaps(want.Namespace).Get(want.Name)
@@ -60,7 +60,7 @@ func (c *Controller) Reconcile(ctx context.Context, obj *crddemov1.Mydemo) (cont
 		err := fmt.Errorf("ConfigMap %s/%s exists and is not controlled by this Mydemo", current.Namespace, current.Name)
 		return controller.Result{}, c.fail(obj, "ConfigMapNotOwned", err)
 	}
-	if !upToDate(current, want) {
+	if !UpToDate(current, want) {
 		logger.V(2).Info("Updating ConfigMap", "configMap", want.Name)
 		updated := current.DeepCopy()
 		updated.Data = want.Data
@@ -109,8 +109,8 @@ func (c *Controller) fail(obj *crddemov1.Mydemo, reason string, err error) error
 	return err
 }
 
-// desiredConfigMap renders obj's spec: spec.data plus "ip" and "port".
-func desiredConfigMap(obj *crddemov1.Mydemo) *corev1.ConfigMap {
+// DesiredConfigMap renders obj's spec: spec.data plus "ip" and "port".
+func DesiredConfigMap(obj *crddemov1.Mydemo) *corev1.ConfigMap {
 	data := make(map[string]string, len(obj.Spec.Data)+2)
 	maps.Copy(data, obj.Spec.Data)
 	data["ip"] = obj.Spec.IP
@@ -129,8 +129,8 @@ func desiredConfigMap(obj *crddemov1.Mydemo) *corev1.ConfigMap {
 	}
 }
 
-// upToDate reports whether current has want's data and labels.
-func upToDate(current, want *corev1.ConfigMap) bool {
+// UpToDate reports whether current has want's data and labels.
+func UpToDate(current, want *corev1.ConfigMap) bool {
 	if !maps.Equal(current.Data, want.Data) {
 		return false
 	}
