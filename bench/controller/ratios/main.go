@@ -11,14 +11,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
 
 	"golang.org/x/perf/benchmath"
+
+	"github.com/ctrlgen/ctrlgen/bench/internal/benchlines"
 )
 
 // floorGoal is how far above the floor ctrlgen may be.
@@ -106,43 +105,20 @@ type run struct {
 
 // read returns the runs of BenchmarkMydemoReady in the file.
 func read(path string) ([]run, error) {
-	f, err := os.Open(path)
+	lines, err := benchlines.Read(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var out []run
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 4 || !strings.HasPrefix(fields[0], "BenchmarkMydemoReady/impl=") {
+	for _, l := range lines {
+		impl, ok := l.Sub["impl"]
+		seconds, timed := l.Values["s"]
+		if l.Name != "MydemoReady" || !ok || !timed {
 			continue
 		}
-		impl := strings.TrimPrefix(fields[0], "BenchmarkMydemoReady/impl=")
-		if i := strings.LastIndexByte(impl, '-'); i > 0 {
-			if _, err := strconv.Atoi(impl[i+1:]); err == nil {
-				impl = impl[:i] // the -GOMAXPROCS suffix
-			}
-		}
-		// After the name and the iteration count: value unit pairs.
-		r := run{impl: impl, seconds: -1}
-		for i := 2; i+1 < len(fields); i += 2 {
-			v, err := strconv.ParseFloat(fields[i], 64)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %q: %w", path, sc.Text(), err)
-			}
-			switch fields[i+1] {
-			case "s":
-				r.seconds = v
-			case "other-cpu-s":
-				r.otherCPU = v
-			}
-		}
-		if r.seconds >= 0 {
-			out = append(out, r)
-		}
+		out = append(out, run{impl: impl, seconds: seconds, otherCPU: l.Values["other-cpu-s"]})
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 func median(s []float64) float64 {

@@ -10,12 +10,11 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
+
+	"github.com/ctrlgen/ctrlgen/bench/internal/benchlines"
 )
 
 type key struct{ input, impl, unit string }
@@ -78,41 +77,19 @@ func verdict(met bool) string {
 
 // read collects every sample of BenchmarkGenerate/input=I/impl=P by unit.
 func read(name string) (map[key][]float64, error) {
-	f, err := os.Open(name)
+	lines, err := benchlines.Read(name)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	samples := map[key][]float64{}
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		fields := strings.Fields(s.Text())
-		if len(fields) < 4 || !strings.HasPrefix(fields[0], "BenchmarkGenerate/") {
+	for _, l := range lines {
+		if l.Name != "Generate" {
 			continue
 		}
-		// The name ends in -GOMAXPROCS unless that is 1.
-		name := fields[0]
-		if i := strings.LastIndex(name, "-"); i > strings.LastIndex(name, "/") {
-			if _, err := strconv.Atoi(name[i+1:]); err == nil {
-				name = name[:i]
-			}
-		}
-		var input, impl string
-		for _, part := range strings.Split(name, "/") {
-			if v, ok := strings.CutPrefix(part, "input="); ok {
-				input = v
-			}
-			if v, ok := strings.CutPrefix(part, "impl="); ok {
-				impl = v
-			}
-		}
-		for i := 2; i+1 < len(fields); i += 2 {
-			v, err := strconv.ParseFloat(fields[i], 64)
-			if err != nil {
-				continue
-			}
-			samples[key{input, impl, fields[i+1]}] = append(samples[key{input, impl, fields[i+1]}], v)
+		for unit, v := range l.Values {
+			k := key{l.Sub["input"], l.Sub["impl"], unit}
+			samples[k] = append(samples[k], v)
 		}
 	}
-	return samples, s.Err()
+	return samples, nil
 }

@@ -9,12 +9,12 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
+
+	"github.com/ctrlgen/ctrlgen/bench/internal/benchlines"
 )
 
 // workload says how to read one benchmark.
@@ -88,42 +88,24 @@ func format(v float64, unit string) string {
 type key struct{ bench, impl, unit string }
 
 // read collects the values of every benchmark line
-// "BenchmarkX/impl=Y-P  N  v1 u1  v2 u2 …".
+// "BenchmarkX/impl=Y-P  N  v1 u1  v2 u2 …" by workload, implementation and unit.
 func read(path string) (map[key][]float64, error) {
-	f, err := os.Open(path)
+	lines, err := benchlines.Read(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	out := map[key][]float64{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) < 4 || !strings.HasPrefix(fields[0], "Benchmark") {
-			continue
-		}
-		name := strings.TrimPrefix(fields[0], "Benchmark")
-		if i := strings.LastIndexByte(name, '-'); i > 0 && isDigits(name[i+1:]) {
-			name = name[:i] // GOMAXPROCS suffix
-		}
-		bench, impl, ok := strings.Cut(name, "/impl=")
+	for _, l := range lines {
+		impl, ok := l.Sub["impl"]
 		if !ok {
 			continue
 		}
-		for i := 2; i+1 < len(fields); i += 2 {
-			v, err := strconv.ParseFloat(fields[i], 64)
-			if err != nil {
-				break
-			}
-			k := key{bench, impl, fields[i+1]}
+		for unit, v := range l.Values {
+			k := key{l.Name, impl, unit}
 			out[k] = append(out[k], v)
 		}
 	}
-	return out, sc.Err()
-}
-
-func isDigits(s string) bool {
-	return s != "" && strings.Trim(s, "0123456789") == ""
+	return out, nil
 }
 
 func median(v []float64) float64 {
