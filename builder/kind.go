@@ -25,11 +25,12 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 		return nil
 	}
 	k := &model.Kind{
-		Version:   v,
-		Name:      name,
-		ListName:  name + "List",
-		LowerName: lowerFirst(name),
-		Source:    fmt.Sprintf("%s:%d", pos.Filename, pos.Line),
+		Version:       v,
+		Name:          name,
+		ListName:      name + "List",
+		LowerName:     lowerFirst(name),
+		LowerCaseName: strings.ToLower(name),
+		Source:        fmt.Sprintf("%s:%d", pos.Filename, pos.Line),
 	}
 	res, _ := markers.Resource.Get(m)
 	k.Namespaced = !markers.NonNamespaced.Has(m)

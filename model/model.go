@@ -143,9 +143,12 @@ type Kind struct {
 	// PluralGoName is the Go form used in method names: "Mydemos".
 	PluralGoName string
 	// LowerName is the kind with a lower-case first letter: "mydemo".
-	LowerName  string
-	Namespaced bool
-	HasStatus  bool
+	LowerName string
+	// LowerCaseName is the kind all in lower case, "horizontalpodautoscaler":
+	// the resource a lister's NotFound error names, as lister-gen's do.
+	LowerCaseName string
+	Namespaced    bool
+	HasStatus     bool
 
 	// Client, Lister and Informer say which outputs the kind gets.
 	Client   bool

@@ -124,9 +124,14 @@ func TestCreateUpdateDeleteReachLister(t *testing.T) {
 	if !apierrors.IsNotFound(err) {
 		t.Fatalf("lister Get after delete: %v, want NotFound", err)
 	}
-	if want := (schema.GroupResource{Group: "crddemo.k8s.io", Resource: "mydemos"}); err.(apierrors.APIStatus).Status().Details.Group != want.Group ||
+	// lister-gen's listers name the kind in lower case, as client-go's do:
+	// deployment.apps "x" not found.
+	if want := (schema.GroupResource{Group: "crddemo.k8s.io", Resource: "mydemo"}); err.(apierrors.APIStatus).Status().Details.Group != want.Group ||
 		err.(apierrors.APIStatus).Status().Details.Kind != want.Resource {
 		t.Errorf("NotFound details %+v, want %v", err.(apierrors.APIStatus).Status().Details, want)
+	}
+	if want := `mydemo.crddemo.k8s.io "a" not found`; err.Error() != want {
+		t.Errorf("NotFound error %q, want %q", err, want)
 	}
 }
 

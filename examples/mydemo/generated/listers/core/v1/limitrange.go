@@ -28,7 +28,7 @@ type limitRangeLister struct {
 
 // NewLimitRangeLister returns a new LimitRangeLister.
 func NewLimitRangeLister(indexer cache.Indexer[*corev1.LimitRange]) LimitRangeLister {
-	return &limitRangeLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "limitranges"})}
+	return &limitRangeLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "limitrange"})}
 }
 
 // LimitRanges returns an object that can list and get LimitRanges.

@@ -28,7 +28,7 @@ type podLister struct {
 
 // NewPodLister returns a new PodLister.
 func NewPodLister(indexer cache.Indexer[*corev1.Pod]) PodLister {
-	return &podLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "pods"})}
+	return &podLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "pod"})}
 }
 
 // Pods returns an object that can list and get Pods.

@@ -28,7 +28,7 @@ type secretLister struct {
 
 // NewSecretLister returns a new SecretLister.
 func NewSecretLister(indexer cache.Indexer[*corev1.Secret]) SecretLister {
-	return &secretLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "secrets"})}
+	return &secretLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "secret"})}
 }
 
 // Secrets returns an object that can list and get Secrets.

@@ -28,7 +28,7 @@ type mydemoLister struct {
 
 // NewMydemoLister returns a new MydemoLister.
 func NewMydemoLister(indexer cache.Indexer[*crddemov1.Mydemo]) MydemoLister {
-	return &mydemoLister{listers.New(indexer, schema.GroupResource{Group: "crddemo.k8s.io", Resource: "mydemos"})}
+	return &mydemoLister{listers.New(indexer, schema.GroupResource{Group: "crddemo.k8s.io", Resource: "mydemo"})}
 }
 
 // Mydemos returns an object that can list and get Mydemos.

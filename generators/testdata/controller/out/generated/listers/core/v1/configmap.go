@@ -28,7 +28,7 @@ type configMapLister struct {
 
 // NewConfigMapLister returns a new ConfigMapLister.
 func NewConfigMapLister(indexer cache.Indexer[*corev1.ConfigMap]) ConfigMapLister {
-	return &configMapLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "configmaps"})}
+	return &configMapLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "configmap"})}
 }
 
 // ConfigMaps returns an object that can list and get ConfigMaps.

@@ -29,5 +29,5 @@ type nodeLister struct {
 
 // NewNodeLister returns a new NodeLister.
 func NewNodeLister(indexer cache.Indexer[*corev1.Node]) NodeLister {
-	return &nodeLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "nodes"})}
+	return &nodeLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "node"})}
 }

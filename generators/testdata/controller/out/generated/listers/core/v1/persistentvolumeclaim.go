@@ -28,7 +28,7 @@ type persistentVolumeClaimLister struct {
 
 // NewPersistentVolumeClaimLister returns a new PersistentVolumeClaimLister.
 func NewPersistentVolumeClaimLister(indexer cache.Indexer[*corev1.PersistentVolumeClaim]) PersistentVolumeClaimLister {
-	return &persistentVolumeClaimLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "persistentvolumeclaims"})}
+	return &persistentVolumeClaimLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "persistentvolumeclaim"})}
 }
 
 // PersistentVolumeClaims returns an object that can list and get PersistentVolumeClaims.

@@ -28,7 +28,7 @@ type podTemplateLister struct {
 
 // NewPodTemplateLister returns a new PodTemplateLister.
 func NewPodTemplateLister(indexer cache.Indexer[*corev1.PodTemplate]) PodTemplateLister {
-	return &podTemplateLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "podtemplates"})}
+	return &podTemplateLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "podtemplate"})}
 }
 
 // PodTemplates returns an object that can list and get PodTemplates.

@@ -28,7 +28,7 @@ type resourceQuotaLister struct {
 
 // NewResourceQuotaLister returns a new ResourceQuotaLister.
 func NewResourceQuotaLister(indexer cache.Indexer[*corev1.ResourceQuota]) ResourceQuotaLister {
-	return &resourceQuotaLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "resourcequotas"})}
+	return &resourceQuotaLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "resourcequota"})}
 }
 
 // ResourceQuotas returns an object that can list and get ResourceQuotas.

@@ -28,7 +28,7 @@ type serviceLister struct {
 
 // NewServiceLister returns a new ServiceLister.
 func NewServiceLister(indexer cache.Indexer[*corev1.Service]) ServiceLister {
-	return &serviceLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "services"})}
+	return &serviceLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "service"})}
 }
 
 // Services returns an object that can list and get Services.

@@ -28,7 +28,7 @@ type serviceAccountLister struct {
 
 // NewServiceAccountLister returns a new ServiceAccountLister.
 func NewServiceAccountLister(indexer cache.Indexer[*corev1.ServiceAccount]) ServiceAccountLister {
-	return &serviceAccountLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "serviceaccounts"})}
+	return &serviceAccountLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "serviceaccount"})}
 }
 
 // ServiceAccounts returns an object that can list and get ServiceAccounts.

@@ -28,7 +28,7 @@ type backupLister struct {
 
 // NewBackupLister returns a new BackupLister.
 func NewBackupLister(indexer cache.Indexer[*opsv1.Backup]) BackupLister {
-	return &backupLister{listers.New(indexer, schema.GroupResource{Group: "ops.example.com", Resource: "backups"})}
+	return &backupLister{listers.New(indexer, schema.GroupResource{Group: "ops.example.com", Resource: "backup"})}
 }
 
 // Backups returns an object that can list and get Backups.

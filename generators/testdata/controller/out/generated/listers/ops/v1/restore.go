@@ -28,7 +28,7 @@ type restoreLister struct {
 
 // NewRestoreLister returns a new RestoreLister.
 func NewRestoreLister(indexer cache.Indexer[*opsv1.Restore]) RestoreLister {
-	return &restoreLister{listers.New(indexer, schema.GroupResource{Group: "ops.example.com", Resource: "restores"})}
+	return &restoreLister{listers.New(indexer, schema.GroupResource{Group: "ops.example.com", Resource: "restore"})}
 }
 
 // Restores returns an object that can list and get Restores.

@@ -29,5 +29,5 @@ type scheduleLister struct {
 
 // NewScheduleLister returns a new ScheduleLister.
 func NewScheduleLister(indexer cache.Indexer[*opsv1.Schedule]) ScheduleLister {
-	return &scheduleLister{listers.New(indexer, schema.GroupResource{Group: "ops.example.com", Resource: "schedules"})}
+	return &scheduleLister{listers.New(indexer, schema.GroupResource{Group: "ops.example.com", Resource: "schedule"})}
 }

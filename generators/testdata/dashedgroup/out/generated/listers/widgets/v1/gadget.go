@@ -28,7 +28,7 @@ type gadgetLister struct {
 
 // NewGadgetLister returns a new GadgetLister.
 func NewGadgetLister(indexer cache.Indexer[*widgetsv1.Gadget]) GadgetLister {
-	return &gadgetLister{listers.New(indexer, schema.GroupResource{Group: "my-widgets.tools.example.com", Resource: "gadgets"})}
+	return &gadgetLister{listers.New(indexer, schema.GroupResource{Group: "my-widgets.tools.example.com", Resource: "gadget"})}
 }
 
 // Gadgets returns an object that can list and get Gadgets.

@@ -28,7 +28,7 @@ type controllerRevisionLister struct {
 
 // NewControllerRevisionLister returns a new ControllerRevisionLister.
 func NewControllerRevisionLister(indexer cache.Indexer[*appsv1.ControllerRevision]) ControllerRevisionLister {
-	return &controllerRevisionLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "controllerrevisions"})}
+	return &controllerRevisionLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "controllerrevision"})}
 }
 
 // ControllerRevisions returns an object that can list and get ControllerRevisions.

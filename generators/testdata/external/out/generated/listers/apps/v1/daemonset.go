@@ -28,7 +28,7 @@ type daemonSetLister struct {
 
 // NewDaemonSetLister returns a new DaemonSetLister.
 func NewDaemonSetLister(indexer cache.Indexer[*appsv1.DaemonSet]) DaemonSetLister {
-	return &daemonSetLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "daemonsets"})}
+	return &daemonSetLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "daemonset"})}
 }
 
 // DaemonSets returns an object that can list and get DaemonSets.

@@ -28,7 +28,7 @@ type deploymentLister struct {
 
 // NewDeploymentLister returns a new DeploymentLister.
 func NewDeploymentLister(indexer cache.Indexer[*appsv1.Deployment]) DeploymentLister {
-	return &deploymentLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "deployments"})}
+	return &deploymentLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "deployment"})}
 }
 
 // Deployments returns an object that can list and get Deployments.

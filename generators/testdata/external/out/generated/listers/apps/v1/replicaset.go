@@ -28,7 +28,7 @@ type replicaSetLister struct {
 
 // NewReplicaSetLister returns a new ReplicaSetLister.
 func NewReplicaSetLister(indexer cache.Indexer[*appsv1.ReplicaSet]) ReplicaSetLister {
-	return &replicaSetLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "replicasets"})}
+	return &replicaSetLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "replicaset"})}
 }
 
 // ReplicaSets returns an object that can list and get ReplicaSets.

@@ -28,7 +28,7 @@ type statefulSetLister struct {
 
 // NewStatefulSetLister returns a new StatefulSetLister.
 func NewStatefulSetLister(indexer cache.Indexer[*appsv1.StatefulSet]) StatefulSetLister {
-	return &statefulSetLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "statefulsets"})}
+	return &statefulSetLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "statefulset"})}
 }
 
 // StatefulSets returns an object that can list and get StatefulSets.

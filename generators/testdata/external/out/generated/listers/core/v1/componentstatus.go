@@ -29,5 +29,5 @@ type componentStatusLister struct {
 
 // NewComponentStatusLister returns a new ComponentStatusLister.
 func NewComponentStatusLister(indexer cache.Indexer[*corev1.ComponentStatus]) ComponentStatusLister {
-	return &componentStatusLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "componentstatuses"})}
+	return &componentStatusLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "componentstatus"})}
 }

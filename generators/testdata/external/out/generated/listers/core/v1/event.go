@@ -28,7 +28,7 @@ type eventLister struct {
 
 // NewEventLister returns a new EventLister.
 func NewEventLister(indexer cache.Indexer[*corev1.Event]) EventLister {
-	return &eventLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "events"})}
+	return &eventLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "event"})}
 }
 
 // Events returns an object that can list and get Events.

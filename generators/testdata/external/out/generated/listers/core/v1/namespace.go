@@ -29,5 +29,5 @@ type namespaceLister struct {
 
 // NewNamespaceLister returns a new NamespaceLister.
 func NewNamespaceLister(indexer cache.Indexer[*corev1.Namespace]) NamespaceLister {
-	return &namespaceLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "namespaces"})}
+	return &namespaceLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "namespace"})}
 }

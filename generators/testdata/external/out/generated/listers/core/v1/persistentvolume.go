@@ -29,5 +29,5 @@ type persistentVolumeLister struct {
 
 // NewPersistentVolumeLister returns a new PersistentVolumeLister.
 func NewPersistentVolumeLister(indexer cache.Indexer[*corev1.PersistentVolume]) PersistentVolumeLister {
-	return &persistentVolumeLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "persistentvolumes"})}
+	return &persistentVolumeLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "persistentvolume"})}
 }

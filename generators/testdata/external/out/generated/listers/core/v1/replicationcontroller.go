@@ -28,7 +28,7 @@ type replicationControllerLister struct {
 
 // NewReplicationControllerLister returns a new ReplicationControllerLister.
 func NewReplicationControllerLister(indexer cache.Indexer[*corev1.ReplicationController]) ReplicationControllerLister {
-	return &replicationControllerLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "replicationcontrollers"})}
+	return &replicationControllerLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "replicationcontroller"})}
 }
 
 // ReplicationControllers returns an object that can list and get ReplicationControllers.

@@ -28,7 +28,7 @@ type regionLister struct {
 
 // NewRegionLister returns a new RegionLister.
 func NewRegionLister(indexer cache.Indexer[*geov1.Region]) RegionLister {
-	return &regionLister{listers.New(indexer, schema.GroupResource{Group: "geo.example.com", Resource: "regions"})}
+	return &regionLister{listers.New(indexer, schema.GroupResource{Group: "geo.example.com", Resource: "region"})}
 }
 
 // Regions returns an object that can list and get Regions.

@@ -28,7 +28,7 @@ type shelfLister struct {
 
 // NewShelfLister returns a new ShelfLister.
 func NewShelfLister(indexer cache.Indexer[*storev1.Shelf]) ShelfLister {
-	return &shelfLister{listers.New(indexer, schema.GroupResource{Group: "store.example.com", Resource: "shelves"})}
+	return &shelfLister{listers.New(indexer, schema.GroupResource{Group: "store.example.com", Resource: "shelf"})}
 }
 
 // Shelves returns an object that can list and get Shelves.

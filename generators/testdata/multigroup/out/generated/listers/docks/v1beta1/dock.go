@@ -28,7 +28,7 @@ type dockLister struct {
 
 // NewDockLister returns a new DockLister.
 func NewDockLister(indexer cache.Indexer[*docksv1beta1.Dock]) DockLister {
-	return &dockLister{listers.New(indexer, schema.GroupResource{Group: "docks.example.com", Resource: "docks"})}
+	return &dockLister{listers.New(indexer, schema.GroupResource{Group: "docks.example.com", Resource: "dock"})}
 }
 
 // Docks returns an object that can list and get Docks.

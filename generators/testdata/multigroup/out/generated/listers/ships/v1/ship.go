@@ -28,7 +28,7 @@ type shipLister struct {
 
 // NewShipLister returns a new ShipLister.
 func NewShipLister(indexer cache.Indexer[*shipsv1.Ship]) ShipLister {
-	return &shipLister{listers.New(indexer, schema.GroupResource{Group: "ships.example.com", Resource: "ships"})}
+	return &shipLister{listers.New(indexer, schema.GroupResource{Group: "ships.example.com", Resource: "ship"})}
 }
 
 // Ships returns an object that can list and get Ships.

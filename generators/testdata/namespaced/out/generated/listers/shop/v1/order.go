@@ -28,7 +28,7 @@ type orderLister struct {
 
 // NewOrderLister returns a new OrderLister.
 func NewOrderLister(indexer cache.Indexer[*shopv1.Order]) OrderLister {
-	return &orderLister{listers.New(indexer, schema.GroupResource{Group: "shop.example.com", Resource: "orders"})}
+	return &orderLister{listers.New(indexer, schema.GroupResource{Group: "shop.example.com", Resource: "order"})}
 }
 
 // Orders returns an object that can list and get Orders.

@@ -28,7 +28,7 @@ type settingLister struct {
 
 // NewSettingLister returns a new SettingLister.
 func NewSettingLister(indexer cache.Indexer[*configv1.Setting]) SettingLister {
-	return &settingLister{listers.New(indexer, schema.GroupResource{Group: "config.example.com", Resource: "settings"})}
+	return &settingLister{listers.New(indexer, schema.GroupResource{Group: "config.example.com", Resource: "setting"})}
 }
 
 // Settings returns an object that can list and get Settings.

@@ -28,7 +28,7 @@ type gooseLister struct {
 
 // NewGooseLister returns a new GooseLister.
 func NewGooseLister(indexer cache.Indexer[*zoov1.Goose]) GooseLister {
-	return &gooseLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "geese"})}
+	return &gooseLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "goose"})}
 }
 
 // Geese returns an object that can list and get Geese.

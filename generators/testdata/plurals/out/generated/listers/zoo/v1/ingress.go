@@ -28,7 +28,7 @@ type ingressLister struct {
 
 // NewIngressLister returns a new IngressLister.
 func NewIngressLister(indexer cache.Indexer[*zoov1.Ingress]) IngressLister {
-	return &ingressLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "ingresses"})}
+	return &ingressLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "ingress"})}
 }
 
 // Ingresses returns an object that can list and get Ingresses.

@@ -28,7 +28,7 @@ type octopusLister struct {
 
 // NewOctopusLister returns a new OctopusLister.
 func NewOctopusLister(indexer cache.Indexer[*zoov1.Octopus]) OctopusLister {
-	return &octopusLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "octopodes"})}
+	return &octopusLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "octopus"})}
 }
 
 // Octopodes returns an object that can list and get Octopodes.

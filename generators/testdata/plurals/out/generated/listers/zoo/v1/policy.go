@@ -28,7 +28,7 @@ type policyLister struct {
 
 // NewPolicyLister returns a new PolicyLister.
 func NewPolicyLister(indexer cache.Indexer[*zoov1.Policy]) PolicyLister {
-	return &policyLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "policies"})}
+	return &policyLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "policy"})}
 }
 
 // Policies returns an object that can list and get Policies.

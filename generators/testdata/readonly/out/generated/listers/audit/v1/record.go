@@ -28,7 +28,7 @@ type recordLister struct {
 
 // NewRecordLister returns a new RecordLister.
 func NewRecordLister(indexer cache.Indexer[*auditv1.Record]) RecordLister {
-	return &recordLister{listers.New(indexer, schema.GroupResource{Group: "audit.example.com", Resource: "records"})}
+	return &recordLister{listers.New(indexer, schema.GroupResource{Group: "audit.example.com", Resource: "record"})}
 }
 
 // Records returns an object that can list and get Records.

@@ -28,7 +28,7 @@ type poolLister struct {
 
 // NewPoolLister returns a new PoolLister.
 func NewPoolLister(indexer cache.Indexer[*fleetv1.Pool]) PoolLister {
-	return &poolLister{listers.New(indexer, schema.GroupResource{Group: "fleet.example.com", Resource: "pools"})}
+	return &poolLister{listers.New(indexer, schema.GroupResource{Group: "fleet.example.com", Resource: "pool"})}
 }
 
 // Pools returns an object that can list and get Pools.

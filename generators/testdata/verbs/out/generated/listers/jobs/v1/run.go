@@ -28,7 +28,7 @@ type runLister struct {
 
 // NewRunLister returns a new RunLister.
 func NewRunLister(indexer cache.Indexer[*jobsv1.Run]) RunLister {
-	return &runLister{listers.New(indexer, schema.GroupResource{Group: "jobs.example.com", Resource: "runs"})}
+	return &runLister{listers.New(indexer, schema.GroupResource{Group: "jobs.example.com", Resource: "run"})}
 }
 
 // Runs returns an object that can list and get Runs.

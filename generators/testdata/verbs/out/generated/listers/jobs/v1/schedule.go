@@ -28,7 +28,7 @@ type scheduleLister struct {
 
 // NewScheduleLister returns a new ScheduleLister.
 func NewScheduleLister(indexer cache.Indexer[*jobsv1.Schedule]) ScheduleLister {
-	return &scheduleLister{listers.New(indexer, schema.GroupResource{Group: "jobs.example.com", Resource: "schedules"})}
+	return &scheduleLister{listers.New(indexer, schema.GroupResource{Group: "jobs.example.com", Resource: "schedule"})}
 }
 
 // Schedules returns an object that can list and get Schedules.

@@ -35,5 +35,5 @@ type tenantLister struct {
 
 // NewTenantLister returns a new TenantLister.
 func NewTenantLister(indexer cache.Indexer[*tenancyv1alpha1.Tenant]) TenantLister {
-	return &tenantLister{listers.New(indexer, schema.GroupResource{Group: "tenancy.example.com", Resource: "tenants"})}
+	return &tenantLister{listers.New(indexer, schema.GroupResource{Group: "tenancy.example.com", Resource: "tenant"})}
 }

@@ -29,5 +29,5 @@ type calendarLister struct {
 
 // NewCalendarLister returns a new CalendarLister.
 func NewCalendarLister(indexer cache.Indexer[*batchv1.Calendar]) CalendarLister {
-	return &calendarLister{listers.New(indexer, schema.GroupResource{Group: "batch.tutorial.kubebuilder.io", Resource: "calendars"})}
+	return &calendarLister{listers.New(indexer, schema.GroupResource{Group: "batch.tutorial.kubebuilder.io", Resource: "calendar"})}
 }

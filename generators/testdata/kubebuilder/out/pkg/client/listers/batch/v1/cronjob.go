@@ -28,7 +28,7 @@ type cronJobLister struct {
 
 // NewCronJobLister returns a new CronJobLister.
 func NewCronJobLister(indexer cache.Indexer[*batchv1.CronJob]) CronJobLister {
-	return &cronJobLister{listers.New(indexer, schema.GroupResource{Group: "batch.tutorial.kubebuilder.io", Resource: "cronjobs"})}
+	return &cronJobLister{listers.New(indexer, schema.GroupResource{Group: "batch.tutorial.kubebuilder.io", Resource: "cronjob"})}
 }
 
 // CronJobs returns an object that can list and get CronJobs.
