@@ -15,6 +15,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -200,7 +201,12 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
-	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, RemoveStale: all}
+	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, RemoveStale: true}
+	if !all {
+		scope.Owns = func(path string) bool {
+			return slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Owns(project, path) })
+		}
+	}
 	for _, p := range project.Packages {
 		if !p.ReadOnly {
 			scope.TypeDirs = append(scope.TypeDirs, p.Dir)

@@ -20,7 +20,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.OutputPkg, "output-pkg", "", "import path of --output-dir (default: derived from the enclosing go.mod)")
 	fs.StringVar(&cfg.ControllersDir, "controllers-dir", "", "directory of the controller packages, one per +ctrlgen:controller kind: DIR/<lower-case kind>, holding zz_generated.controller.go (rewritten every run) and reconcile.go (written once, yours to edit) (default: \"controllers\" next to --output-dir, e.g. pkg/generated → pkg/controllers; inside --output-dir when that is the module root)")
 	fs.StringVar(&cfg.BoilerplateFile, "boilerplate", "", "file whose text goes on every generated file, after the generated-code line")
-	generators := fs.String("generators", "", "comma-separated generators to run (default: all)")
+	generators := fs.String("generators", "", "comma-separated generators to run (default: all); stale files are removed only for these")
 	fs.BoolVar(&cfg.Verify, "verify", false, "change nothing; print what is stale and exit 1 if anything is")
 	plurals := fs.String("plural-exceptions", "", "comma-separated Kind:plural overrides, e.g. Endpoints:Endpoints")
 	fs.BoolVar(&cfg.PrefersProtobuf, "prefers-protobuf", false, "typed clients of every input send and accept protobuf first, as client-gen's --prefers-protobuf; clients of k8s.io/api, k8s.io/apiextensions-apiserver and k8s.io/kube-aggregator types always do. Custom resources are served as JSON only: do not set it for them")

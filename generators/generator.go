@@ -14,4 +14,8 @@ type Generator interface {
 	// clientset (with its fake and scheme), lister, informer, controller.
 	Name() string
 	Generate(p *model.Project) ([]*gen.File, error)
+	// Owns reports whether a file at path (absolute) is one this
+	// generator writes for p, so that a run of only some generators
+	// removes their stale files and leaves the others' alone.
+	Owns(p *model.Project, path string) bool
 }

@@ -91,6 +91,17 @@ func (p *Project) DirOf(importPath string) (string, error) {
 	return filepath.Join(p.OutputDir, filepath.FromSlash(rel)), nil
 }
 
+// InTree reports whether path lies below the directory of the generated
+// package importPath, in it or in a package under it.
+func (p *Project) InTree(importPath, path string) bool {
+	dir, err := p.DirOf(importPath)
+	if err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
 // ClientVersions are the versions with at least one kind that gets a typed
 // client, in model order.
 func (p *Project) ClientVersions() []*Version {

@@ -43,8 +43,11 @@ type Scope struct {
 	// zz_generated.*.go files of its packages are removed.
 	ControllersDir string
 	// RemoveStale removes generated files that the run no longer
-	// produces. Off when only some generators run.
+	// produces.
 	RemoveStale bool
+	// Owns, when set, limits that to the files it owns: those of the
+	// generators that ran, when only some do.
+	Owns func(path string) bool
 }
 
 // Change is one file a plan writes.
@@ -138,7 +141,7 @@ func isTypeFile(base string) bool {
 func (s Scope) stale(produced map[string]bool) ([]string, error) {
 	var out []string
 	check := func(path string) error {
-		if produced[path] || !strings.HasSuffix(path, ".go") {
+		if produced[path] || !strings.HasSuffix(path, ".go") || s.Owns != nil && !s.Owns(path) {
 			return nil
 		}
 		ours, err := startsWithHeader(path)

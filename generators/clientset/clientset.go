@@ -19,6 +19,11 @@ type Generator struct{}
 
 func (Generator) Name() string { return "clientset" }
 
+// Owns is true below clientset/versioned.
+func (Generator) Owns(p *model.Project, path string) bool {
+	return p.InTree(p.ClientsetPkg, path)
+}
+
 // Generate returns the clientset's files; none when no kind has a client.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	versions := p.ClientVersions()

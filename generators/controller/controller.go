@@ -36,6 +36,13 @@ type Generator struct{}
 
 func (Generator) Name() string { return "controller" }
 
+// Owns is true for the wiring of a package in the controllers directory;
+// reconcile.go is the user's and never removed.
+func (Generator) Owns(p *model.Project, path string) bool {
+	return filepath.Base(path) == WiringFile && p.ControllersDir != "" &&
+		filepath.Dir(filepath.Dir(path)) == filepath.Clean(p.ControllersDir)
+}
+
 // Generate returns the files of every controller package.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	s := tmpl.NewSet(p)

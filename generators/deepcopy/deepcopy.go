@@ -36,6 +36,11 @@ type Generator struct{}
 
 func (Generator) Name() string { return "deepcopy" }
 
+// Owns is true for zz_generated.deepcopy.go files.
+func (Generator) Owns(_ *model.Project, path string) bool {
+	return filepath.Base(path) == FileName
+}
+
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	var files []*gen.File
 	for _, pkg := range p.Packages {

@@ -16,6 +16,11 @@ type Generator struct{}
 
 func (Generator) Name() string { return "informer" }
 
+// Owns is true below informers/externalversions.
+func (Generator) Owns(p *model.Project, path string) bool {
+	return p.InTree(p.InformersPkg, path)
+}
+
 // Generate returns the factory's files; none when no kind has an informer.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	groups := p.InformerGroups()

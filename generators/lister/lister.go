@@ -14,6 +14,11 @@ type Generator struct{}
 
 func (Generator) Name() string { return "lister" }
 
+// Owns is true below listers/.
+func (Generator) Owns(p *model.Project, path string) bool {
+	return p.InTree(p.ListersPkg, path)
+}
+
 // Generate returns a file per kind with a lister and an expansion file per
 // version that has any.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {

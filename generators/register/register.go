@@ -19,6 +19,11 @@ type Generator struct{}
 
 func (Generator) Name() string { return "register" }
 
+// Owns is true for zz_generated.register.go files.
+func (Generator) Owns(_ *model.Project, path string) bool {
+	return filepath.Base(path) == FileName
+}
+
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	var files []*gen.File
 	for _, pkg := range p.Packages {
