@@ -36,7 +36,12 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	s.Add(p.ClientsetSchemePkg, "register.go", "clientset/scheme/register.go.tmpl", top)
 	s.Add(p.ClientsetFakePkg, "clientset_generated.go", "clientset/fake/clientset_generated.go.tmpl", top)
 	s.Add(p.ClientsetFakePkg, "register.go", "clientset/fake/register.go.tmpl", top)
+	// client-gen's package comments, word for word.
+	s.AddDoc(p.ClientsetSchemePkg, "This package contains the scheme of the automatically generated clientset.")
+	s.AddDoc(p.ClientsetFakePkg, "This package has the automatically generated fake clientset.")
 	for _, v := range versions {
+		s.AddDoc(v.TypedClientPkg, "This package has the automatically generated typed clients.")
+		s.AddDoc(v.TypedClientFakePkg, "Package fake has the automatically generated clients.")
 		gv := tmpl.Data{P: p, G: v.Group, V: v}
 		groupFile := v.Group.PackageName + "_client.go"
 		s.Add(v.TypedClientPkg, groupFile, "clientset/typed/client.go.tmpl", gv)

@@ -29,6 +29,8 @@ type File struct {
 	// Generated is false for files written once for the user to edit: they
 	// carry no DO NOT EDIT header and are never overwritten.
 	Generated bool
+	// Doc is the package comment, written just above the package clause.
+	Doc string
 
 	body    bytes.Buffer
 	aliases map[string]string // import path → alias
@@ -106,6 +108,11 @@ func (f *File) Content(boilerplate string) ([]byte, error) {
 	}
 	if bp := strings.TrimSpace(boilerplate); bp != "" {
 		b.WriteString(bp + "\n\n")
+	}
+	for _, line := range strings.Split(strings.TrimSpace(f.Doc), "\n") {
+		if line != "" {
+			b.WriteString("// " + line + "\n")
+		}
 	}
 	fmt.Fprintf(&b, "package %s\n\n", f.PkgName)
 	if len(f.aliases) > 0 {

@@ -259,6 +259,22 @@ func (s *Set) Add(importPath, fileName, name string, data Data) {
 	s.AddFile(gen.NewFile(filepath.Join(dir, fileName), path.Base(importPath), importPath), name, data)
 }
 
+// AddDoc adds doc.go to the generated package importPath: doc is its
+// package comment, and it holds nothing else.
+func (s *Set) AddDoc(importPath, doc string) {
+	if s.err != nil {
+		return
+	}
+	dir, err := s.p.DirOf(importPath)
+	if err != nil {
+		s.err = err
+		return
+	}
+	f := gen.NewFile(filepath.Join(dir, "doc.go"), path.Base(importPath), importPath)
+	f.Doc = doc
+	s.files = append(s.files, f)
+}
+
 // AddFile renders the template called name with data into f, a file
 // made by the caller (outside the output packages, or not Generated).
 func (s *Set) AddFile(f *gen.File, name string, data Data) {
