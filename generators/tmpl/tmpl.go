@@ -248,31 +248,32 @@ func NewSet(p *model.Project) *Set {
 // Add renders the template called name with data into a new file called
 // fileName in the generated package importPath.
 func (s *Set) Add(importPath, fileName, name string, data Data) {
-	if s.err != nil {
-		return
+	if f := s.newFile(importPath, fileName); f != nil {
+		s.AddFile(f, name, data)
 	}
-	dir, err := s.p.DirOf(importPath)
-	if err != nil {
-		s.err = err
-		return
-	}
-	s.AddFile(gen.NewFile(filepath.Join(dir, fileName), path.Base(importPath), importPath), name, data)
 }
 
 // AddDoc adds doc.go to the generated package importPath: doc is its
 // package comment, and it holds nothing else.
 func (s *Set) AddDoc(importPath, doc string) {
+	if f := s.newFile(importPath, "doc.go"); f != nil {
+		f.Doc = doc
+		s.files = append(s.files, f)
+	}
+}
+
+// newFile returns an empty file called fileName in the generated package
+// importPath, or nil after an error.
+func (s *Set) newFile(importPath, fileName string) *gen.File {
 	if s.err != nil {
-		return
+		return nil
 	}
 	dir, err := s.p.DirOf(importPath)
 	if err != nil {
 		s.err = err
-		return
+		return nil
 	}
-	f := gen.NewFile(filepath.Join(dir, "doc.go"), path.Base(importPath), importPath)
-	f.Doc = doc
-	s.files = append(s.files, f)
+	return gen.NewFile(filepath.Join(dir, fileName), path.Base(importPath), importPath)
 }
 
 // AddFile renders the template called name with data into f, a file
