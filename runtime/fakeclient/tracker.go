@@ -6,7 +6,9 @@
 package fakeclient
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,8 +37,15 @@ import (
 // ADDED, and of one that makes it stop matching as DELETED, as an apiserver
 // does. Its events wait in a buffer without bound: unlike client-go's fake,
 // a test that writes many objects before its informer reads never panics.
-// The objects a watch replays (those newer than its resourceVersion) come
-// from client-go's tracker, which still panics beyond 100 of them.
+//
+// As an apiserver's, a watch from the resourceVersion of a List is first
+// told of every change made since, deletions included, so that an informer
+// whose watch starts late misses nothing. The Tracker keeps the last
+// maxChanges changes of each resource for that; a watch from an older
+// version gets 410 Gone, and a Reflector then lists again. Lists report the
+// Tracker's version of their resource. A watch from version "" or "0"
+// starts with the current objects, which come from client-go's tracker,
+// which panics beyond 100 of them.
 type Tracker struct {
 	inner   testing.ObjectTracker
 	scheme  *runtime.Scheme
@@ -45,11 +54,30 @@ type Tracker struct {
 	// resources maps the other way, for Add.
 	resources map[schema.GroupVersionKind]schema.GroupVersionResource
 
-	// mu orders writes and watch registrations, so that every watcher sees
-	// every write after it, once, in order.
+	// mu orders writes, lists and watch registrations, so that every
+	// watcher sees every write after its resourceVersion, once, in order.
 	mu       sync.Mutex
 	watchers map[schema.GroupVersionResource]map[*watcher]bool
+	// versions is the resourceVersion of each resource's last change; a
+	// resource that never changed is at 1, as in client-go's tracker.
+	versions map[schema.GroupVersionResource]int64
+	// changes are each resource's last changes, oldest first; dropped is
+	// the version of the newest change no longer kept.
+	changes map[schema.GroupVersionResource][]change
+	dropped map[schema.GroupVersionResource]int64
 }
+
+// change is one write or deletion: old is nil for a creation, new for a
+// deletion.
+type change struct {
+	version  int64
+	ns       string
+	old, new runtime.Object
+}
+
+// maxChanges is how many changes of a resource are kept for watches that
+// start from an older resourceVersion than the newest.
+const maxChanges = 10000
 
 var _ testing.ObjectTracker = &Tracker{}
 
@@ -66,6 +94,9 @@ func NewTracker(scheme *runtime.Scheme, decoder runtime.Decoder, kinds map[schem
 		kinds:     make(map[schema.GroupVersionResource]schema.GroupVersionKind, len(kinds)),
 		resources: make(map[schema.GroupVersionKind]schema.GroupVersionResource, len(kinds)),
 		watchers:  map[schema.GroupVersionResource]map[*watcher]bool{},
+		versions:  map[schema.GroupVersionResource]int64{},
+		changes:   map[schema.GroupVersionResource][]change{},
+		dropped:   map[schema.GroupVersionResource]int64{},
 	}
 	for gvr, kind := range kinds {
 		gvk := gvr.GroupVersion().WithKind(kind)
@@ -184,7 +215,7 @@ func (t *Tracker) write(gvr schema.GroupVersionResource, obj runtime.Object, ns 
 	if err != nil {
 		return err
 	}
-	t.notify(gvr, ns, old, stored)
+	t.changed(gvr, ns, old, stored)
 	return nil
 }
 
@@ -197,31 +228,64 @@ func (t *Tracker) Delete(gvr schema.GroupVersionResource, ns, name string, opts 
 		return err
 	}
 	if old != nil {
-		t.notify(gvr, ns, old, nil)
+		t.changed(gvr, ns, old, nil)
 	}
 	return nil
 }
 
-// notify hands the change from old to new (either may be nil) to the
-// watchers of gvr in ns.
-func (t *Tracker) notify(gvr schema.GroupVersionResource, ns string, old, new runtime.Object) {
+// changed records the change from old to new (either may be nil) of an
+// object of gvr in ns under a new resourceVersion, and hands it to the
+// watchers of gvr in ns. t.mu must be held.
+func (t *Tracker) changed(gvr schema.GroupVersionResource, ns string, old, new runtime.Object) {
+	c := change{version: t.version(gvr) + 1, ns: ns, old: old, new: new}
+	t.versions[gvr] = c.version
+	log := append(t.changes[gvr], c)
+	if len(log) > maxChanges {
+		// Drop the older half at once, so that dropping is not a copy per
+		// change.
+		n := len(log) - maxChanges/2
+		t.dropped[gvr] = log[n-1].version
+		log = append([]change(nil), log[n:]...)
+	}
+	t.changes[gvr] = log
 	for w := range t.watchers[gvr] {
-		if w.namespace == "" || w.namespace == ns {
-			if ev, ok := w.sel.event(old, new); ok {
-				w.push(ev)
-			}
+		w.tell(c)
+	}
+}
+
+// version is the resourceVersion of gvr's last change. t.mu must be held.
+func (t *Tracker) version(gvr schema.GroupVersionResource) int64 {
+	if v, ok := t.versions[gvr]; ok {
+		return v
+	}
+	return 1
+}
+
+// tell pushes the event, if any, that c is for w.
+func (w *watcher) tell(c change) {
+	if w.namespace == "" || w.namespace == c.ns {
+		if ev, ok := w.sel.event(c.old, c.new); ok {
+			w.push(ev)
 		}
 	}
 }
 
 // List returns the objects of gvr in ns (all namespaces when empty) that
-// match the options' selectors.
+// match the options' selectors, with the resourceVersion of gvr's last
+// change, from which a watch misses nothing.
 func (t *Tracker) List(gvr schema.GroupVersionResource, gvk schema.GroupVersionKind, ns string, opts ...metav1.ListOptions) (runtime.Object, error) {
 	sel, err := selectorFor(opts)
 	if err != nil {
 		return nil, err
 	}
+	t.mu.Lock()
 	list, err := t.inner.List(gvr, gvk, ns, opts...)
+	if err == nil {
+		if lm, lerr := meta.ListAccessor(list); lerr == nil {
+			lm.SetResourceVersion(strconv.FormatInt(t.version(gvr), 10))
+		}
+	}
+	t.mu.Unlock()
 	if err != nil || sel.everything() {
 		return list, err
 	}
@@ -241,38 +305,63 @@ func (t *Tracker) List(gvr schema.GroupVersionResource, gvk schema.GroupVersionK
 	return list, nil
 }
 
-// Watch watches gvr in ns (all namespaces when empty). It first sends the
-// matching objects newer than the options' resourceVersion (all of them
-// when it is empty), then every change from then on.
+// Watch watches gvr in ns (all namespaces when empty). With a
+// resourceVersion, it first sends every matching change after it, as an
+// apiserver does, or fails with 410 Gone when that change is no longer
+// kept; with version "" or "0", the matching current objects as ADDED.
+// Then it sends every change from then on. Without options it sends only
+// the changes from then on, as client-go's fake does.
 func (t *Tracker) Watch(gvr schema.GroupVersionResource, ns string, opts ...metav1.ListOptions) (watch.Interface, error) {
 	sel, err := selectorFor(opts)
 	if err != nil {
 		return nil, err
 	}
+	from := int64(-1) // no replay
+	if len(opts) > 0 {
+		from = 0 // the current objects
+		if rv := opts[0].ResourceVersion; rv != "" {
+			if from, err = strconv.ParseInt(rv, 10, 64); err != nil || from < 0 {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid resourceVersion %q: not a non-negative integer", rv))
+			}
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	// client-go's tracker picks the objects to replay; it sends them while
-	// Watch runs, and nothing else can, as writes wait for t.mu.
-	replay, err := t.inner.Watch(gvr, ns, opts...)
-	if err != nil {
-		return nil, err
+	// Writes wait for t.mu, so nothing changes between the replay and the
+	// registration below.
+	var replay []change
+	switch {
+	case from == 0:
+		// client-go's tracker sends the current objects while Watch runs.
+		current, err := t.inner.Watch(gvr, ns, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for drained := false; !drained; {
+			select {
+			case ev := <-current.ResultChan():
+				replay = append(replay, change{ns: ns, new: ev.Object})
+			default:
+				drained = true
+			}
+		}
+		current.Stop()
+	case from > 0:
+		if from < t.dropped[gvr] {
+			return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, t.dropped[gvr]+1))
+		}
+		log := t.changes[gvr]
+		i, _ := slices.BinarySearchFunc(log, from+1, func(c change, v int64) int { return cmp.Compare(c.version, v) })
+		replay = log[i:]
 	}
 	w := newWatcher(ns, sel, func(w *watcher) {
 		t.mu.Lock()
 		delete(t.watchers[gvr], w)
 		t.mu.Unlock()
 	})
-	for drained := false; !drained; {
-		select {
-		case ev := <-replay.ResultChan():
-			if ev, ok := sel.event(nil, ev.Object); ok {
-				w.push(ev)
-			}
-		default:
-			drained = true
-		}
+	for _, c := range replay {
+		w.tell(c)
 	}
-	replay.Stop()
 	if t.watchers[gvr] == nil {
 		t.watchers[gvr] = map[*watcher]bool{}
 	}

@@ -3,6 +3,7 @@ package fakeclient
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +273,101 @@ func TestStopRemovesWatcher(t *testing.T) {
 	tr.mu.Unlock()
 	if n != 0 {
 		t.Errorf("%d watchers left after Stop", n)
+	}
+}
+
+// A watch from a List's resourceVersion is told of every change since, as
+// an apiserver's is. An informer whose watch starts only after an object
+// was created and deleted must still hear of both: its cache never held
+// the object, so without the events no handler would run.
+func TestWatchFromListVersionReplaysChanges(t *testing.T) {
+	tr := newTracker(t, cm("a", "kept", nil))
+	list, err := tr.List(configMaps, configMap, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rv := list.(*corev1.ConfigMapList).ResourceVersion
+	if err := tr.Create(configMaps, cm("a", "x", nil), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Update(configMaps, cm("a", "x", nil, "k", "v"), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Delete(configMaps, "a", "x"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Create(configMaps, cm("b", "y", nil), "b"); err != nil {
+		t.Fatal(err) // another namespace
+	}
+	if err := tr.Delete(configMaps, "a", "kept"); err != nil {
+		t.Fatal(err)
+	}
+	w, err := tr.Watch(configMaps, "a", metav1.ListOptions{ResourceVersion: rv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if err := tr.Create(configMaps, cm("a", "z", nil), "a"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"ADDED a/x", "MODIFIED a/x", "DELETED a/x", "DELETED a/kept", "ADDED a/z"} {
+		if got := next(t, w); got != want {
+			t.Fatalf("event %s, want %s", got, want)
+		}
+	}
+
+	// Deletions move the version on: a watch from a later List's version
+	// replays nothing.
+	list, err = tr.List(configMaps, configMap, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later := list.(*corev1.ConfigMapList).ResourceVersion; later == rv {
+		t.Fatalf("List version %s unchanged by the writes", later)
+	}
+	w2, err := tr.Watch(configMaps, "a", metav1.ListOptions{ResourceVersion: list.(*corev1.ConfigMapList).ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w2.Stop()
+	if err := tr.Delete(configMaps, "a", "z"); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(t, w2); got != "DELETED a/z" {
+		t.Errorf("first event after the later List: %s, want DELETED a/z", got)
+	}
+
+	if _, err := tr.Watch(configMaps, "", metav1.ListOptions{ResourceVersion: "x"}); !apierrors.IsBadRequest(err) {
+		t.Errorf("watch from version x: %v, want BadRequest", err)
+	}
+}
+
+// A watch from a version whose changes are no longer kept gets 410 Gone,
+// on which a Reflector lists again.
+func TestWatchFromDroppedVersionIsGone(t *testing.T) {
+	tr := newTracker(t)
+	for i := range maxChanges + 1 {
+		if err := tr.Create(configMaps, cm("a", fmt.Sprint(i), nil), "a"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := tr.Watch(configMaps, "", metav1.ListOptions{ResourceVersion: "1"}); !apierrors.IsResourceExpired(err) {
+		t.Errorf("watch from version 1: %v, want 410 Expired", err)
+	}
+	list, err := tr.List(configMaps, configMap, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := strconv.ParseInt(list.(*corev1.ConfigMapList).ResourceVersion, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := tr.Watch(configMaps, "", metav1.ListOptions{ResourceVersion: fmt.Sprint(last - 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if got, want := next(t, w), fmt.Sprintf("ADDED a/%d", maxChanges); got != want {
+		t.Errorf("event %s, want %s", got, want)
 	}
 }
