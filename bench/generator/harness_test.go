@@ -93,12 +93,14 @@ func codegenBinDir(tb testing.TB) string {
 	})
 }
 
-// goCmd runs the go command in dir with extra environment, offline, and
-// returns its output.
+// goCmd runs the go command in dir with extra environment and returns its
+// output. It is for setup, not for timed ops: it may fetch modules through
+// the module proxy, at the versions go.sum pins, as a machine with a cold
+// module cache must (code-generator's tools are not in it until built).
 func goCmd(dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GOWORK=off", "GOPROXY=off"), env...)
+	cmd.Env = append(append(os.Environ(), "GOWORK=off"), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return out, fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
@@ -107,8 +109,19 @@ func goCmd(dir string, env []string, args ...string) ([]byte, error) {
 }
 
 // opEnv is the environment the tools run in during an op: no network, no
-// workspace, go.mod read-only (the templates' go.mod is tidy).
+// workspace, go.mod read-only (the templates' go.mod is tidy). Setup has
+// fetched every module an op needs.
 var opEnv = append(os.Environ(), "GOWORK=off", "GOPROXY=off", "GOFLAGS=-mod=readonly")
+
+// setupProxy is the GOPROXY setting of the go command outside the ops,
+// for the tool runs that prepare an input module.
+var setupProxy = sync.OnceValue(func() string {
+	out, err := exec.Command("go", "env", "GOPROXY").Output()
+	if err != nil {
+		return "GOPROXY=off"
+	}
+	return "GOPROXY=" + strings.TrimSpace(string(out))
+})
 
 // An input is a tree the tools run on: a temporary module, copied fresh
 // from a template for each op.
@@ -191,7 +204,7 @@ func templateOf(tb testing.TB, in *input) *template {
 		// scratch copy, so that both outputs are built.
 		both := in.codegen
 		both.outDir = "pkg/codegen"
-		env := []string{"GOFLAGS=-mod=mod"} // go.mod is not tidy yet
+		env := []string{"GOFLAGS=-mod=mod", setupProxy()} // go.mod is not tidy yet
 		if _, err := run(scratch, env, append([]string{ctrlgen}, in.ctrlgenArgs...)); err != nil {
 			return nil, err
 		}
