@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -166,6 +167,9 @@ var (
 			// ctrlgen's built-in exception; Kubernetes passes the same to
 			// generate client-go.
 			pluralExceptions: "Endpoints:Endpoints",
+			// As Kubernetes generates client-go, and as ctrlgen does for
+			// k8s.io/api without being asked.
+			prefersProtobuf: true,
 		},
 	}
 )
@@ -340,6 +344,7 @@ type kubeCodegen struct {
 	helpers, register bool
 	outDir            string // relative to the module root
 	pluralExceptions  string
+	prefersProtobuf   bool // client-gen's --prefers-protobuf
 }
 
 var versionDir = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
@@ -478,7 +483,7 @@ func (k kubeCodegen) plan(scanRoot, root, module string) ([][]string, error) {
 			"--output-dir", outDir + "/clientset", "--output-pkg", outPkg + "/clientset",
 			"--clientset-name", "versioned", "--apply-configuration-package", "",
 			"--input-base", inDir, "--plural-exceptions", k.pluralExceptions,
-			"--prefers-protobuf=false"}, inputs...),
+			"--prefers-protobuf=" + strconv.FormatBool(k.prefersProtobuf)}, inputs...),
 		append([]string{"lister-gen", "-v", "0", "--go-header-file", header,
 			"--output-dir", outDir + "/listers", "--output-pkg", outPkg + "/listers",
 			"--plural-exceptions", k.pluralExceptions}, pkgs(gvs)...),
