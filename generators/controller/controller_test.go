@@ -168,6 +168,31 @@ func TestControllerMarkerRemovedRemovesOnlyTheWiring(t *testing.T) {
 	}
 }
 
+// TestOnlyTheControllerGeneratorRemovesStaleWiring: a run of other
+// generators leaves a stale wiring to the controller generator.
+func TestOnlyTheControllerGeneratorRemovesStaleWiring(t *testing.T) {
+	dir, cfg := module(t)
+	replace(t, filepath.Join(dir, "apis/ops/v1/types.go"), "// +ctrlgen:controller\n// +ctrlgen:controller:owns=ops.example.com/v1.Restore\n", "")
+	wiring := filepath.Join(dir, "controllers/restore/zz_generated.controller.go")
+	cfg.Generators = []string{"clientset", "lister", "informer"}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !exists(wiring) {
+		t.Error("a run without the controller generator removed a controller's wiring")
+	}
+	cfg.Generators = []string{"controller"}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if exists(wiring) {
+		t.Error("the controller generator left the stale wiring")
+	}
+	if !exists(filepath.Join(dir, "controllers/restore/reconcile.go")) {
+		t.Error("the user's file was removed")
+	}
+}
+
 func TestOwnedKindMustBeAnInput(t *testing.T) {
 	_, cfg := module(t)
 	cfg.Patterns = []string{"./apis/..."} // without k8s.io/api/core/v1
