@@ -153,7 +153,7 @@ func (c *Changes) Apply() error { return c.Plan.Apply(c.Scope.OutputDir) }
 // differ from the disk. Warnings are written to cfg.Stderr.
 func Plan(cfg Config) (*Changes, error) {
 	cfg.defaults()
-	gens, all, err := selectGenerators(cfg.Generators)
+	gens, err := selectGenerators(cfg.Generators)
 	if err != nil {
 		return nil, err
 	}
@@ -201,12 +201,12 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
-	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, RemoveStale: true}
-	if !all {
-		scope.Owns = func(path string) bool {
+	// Stale files are removed only where the generators that ran write:
+	// an output directory at the module root holds other trees too.
+	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, RemoveStale: true,
+		Owns: func(path string) bool {
 			return slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Owns(project, path) })
-		}
-	}
+		}}
 	for _, p := range project.Packages {
 		if !p.ReadOnly {
 			scope.TypeDirs = append(scope.TypeDirs, p.Dir)
@@ -238,10 +238,10 @@ func isOutput(_, name string, src []byte) bool {
 	return (name == deepcopy.FileName || name == register.FileName) && loader.IsGenerated(src)
 }
 
-func selectGenerators(names []string) ([]generators.Generator, bool, error) {
+func selectGenerators(names []string) ([]generators.Generator, error) {
 	available := generators.All()
 	if len(names) == 0 {
-		return available, true, nil
+		return available, nil
 	}
 	var known []string
 	byName := map[string]generators.Generator{}
@@ -252,7 +252,7 @@ func selectGenerators(names []string) ([]generators.Generator, bool, error) {
 	want := map[string]bool{}
 	for _, n := range names {
 		if byName[n] == nil {
-			return nil, false, fmt.Errorf("unknown generator %q (have %s)", n, strings.Join(known, ", "))
+			return nil, fmt.Errorf("unknown generator %q (have %s)", n, strings.Join(known, ", "))
 		}
 		want[n] = true
 	}
@@ -262,7 +262,7 @@ func selectGenerators(names []string) ([]generators.Generator, bool, error) {
 			out = append(out, g)
 		}
 	}
-	return out, len(out) == len(available), nil
+	return out, nil
 }
 
 // outputPackage returns the module path enclosing dir and dir's import

@@ -102,6 +102,21 @@ func (p *Project) InTree(importPath, path string) bool {
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
+// WritesTypeFile reports whether path is a file called name in the
+// directory of one of the project's writable API packages.
+func (p *Project) WritesTypeFile(name, path string) bool {
+	if filepath.Base(path) != name {
+		return false
+	}
+	dir := filepath.Dir(path)
+	for _, pkg := range p.Packages {
+		if !pkg.ReadOnly && filepath.Clean(pkg.Dir) == dir {
+			return true
+		}
+	}
+	return false
+}
+
 // ClientVersions are the versions with at least one kind that gets a typed
 // client, in model order.
 func (p *Project) ClientVersions() []*Version {

@@ -36,9 +36,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "deepcopy" }
 
-// Owns is true for zz_generated.deepcopy.go files.
-func (Generator) Owns(_ *model.Project, path string) bool {
-	return filepath.Base(path) == FileName
+// Owns is true for zz_generated.deepcopy.go next to the project's types.
+func (Generator) Owns(p *model.Project, path string) bool {
+	return p.WritesTypeFile(FileName, path)
 }
 
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {

@@ -19,9 +19,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "register" }
 
-// Owns is true for zz_generated.register.go files.
-func (Generator) Owns(_ *model.Project, path string) bool {
-	return filepath.Base(path) == FileName
+// Owns is true for zz_generated.register.go next to the project's types.
+func (Generator) Owns(p *model.Project, path string) bool {
+	return p.WritesTypeFile(FileName, path)
 }
 
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
