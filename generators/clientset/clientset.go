@@ -36,12 +36,7 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	s.Add(p.ClientsetSchemePkg, "register.go", "clientset/scheme/register.go.tmpl", top)
 	s.Add(p.ClientsetFakePkg, "clientset_generated.go", "clientset/fake/clientset_generated.go.tmpl", top)
 	s.Add(p.ClientsetFakePkg, "register.go", "clientset/fake/register.go.tmpl", top)
-	// client-gen's package comments, word for word.
-	s.AddDoc(p.ClientsetSchemePkg, "This package contains the scheme of the automatically generated clientset.")
-	s.AddDoc(p.ClientsetFakePkg, "This package has the automatically generated fake clientset.")
 	for _, v := range versions {
-		s.AddDoc(v.TypedClientPkg, "This package has the automatically generated typed clients.")
-		s.AddDoc(v.TypedClientFakePkg, "Package fake has the automatically generated clients.")
 		gv := tmpl.Data{P: p, G: v.Group, V: v}
 		groupFile := v.Group.PackageName + "_client.go"
 		s.Add(v.TypedClientPkg, groupFile, "clientset/typed/client.go.tmpl", gv)
@@ -52,6 +47,14 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 			s.Add(v.TypedClientPkg, k.FileName+".go", "clientset/typed/kind.go.tmpl", kd)
 			s.Add(v.TypedClientFakePkg, "fake_"+k.FileName+".go", "clientset/typed/fake/kind.go.tmpl", kd)
 		}
+	}
+	// client-gen's package comments, word for word; last, so that a kind
+	// named Doc gets the comment on its doc.go.
+	s.AddDoc(p.ClientsetSchemePkg, "This package contains the scheme of the automatically generated clientset.")
+	s.AddDoc(p.ClientsetFakePkg, "This package has the automatically generated fake clientset.")
+	for _, v := range versions {
+		s.AddDoc(v.TypedClientPkg, "This package has the automatically generated typed clients.")
+		s.AddDoc(v.TypedClientFakePkg, "Package fake has the automatically generated clients.")
 	}
 	return s.Files()
 }

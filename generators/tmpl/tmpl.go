@@ -253,13 +253,23 @@ func (s *Set) Add(importPath, fileName, name string, data Data) {
 	}
 }
 
-// AddDoc adds doc.go to the generated package importPath: doc is its
-// package comment, and it holds nothing else.
+// AddDoc gives the generated package importPath the package comment doc,
+// in doc.go. When the set already has a doc.go there (a kind named Doc),
+// the comment goes on it, as gengo merges two generators' files of one
+// name; call AddDoc after the package's other files.
 func (s *Set) AddDoc(importPath, doc string) {
-	if f := s.newFile(importPath, "doc.go"); f != nil {
-		f.Doc = doc
-		s.files = append(s.files, f)
+	f := s.newFile(importPath, "doc.go")
+	if f == nil {
+		return
 	}
+	for _, existing := range s.files {
+		if existing.Path == f.Path {
+			existing.Doc = doc
+			return
+		}
+	}
+	f.Doc = doc
+	s.files = append(s.files, f)
 }
 
 // newFile returns an empty file called fileName in the generated package

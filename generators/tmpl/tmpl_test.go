@@ -64,6 +64,32 @@ func TestImportsOnlyWhatIsUsed(t *testing.T) {
 	}
 }
 
+// A kind named Doc has its client in doc.go: the package comment goes on
+// that file, not on a second doc.go.
+func TestDocMergesIntoAKindsDocGo(t *testing.T) {
+	p, k := demo()
+	k.Name, k.ListName, k.Plural, k.PluralGoName, k.LowerName = "Doc", "DocList", "docs", "Docs", "doc"
+	s := NewSet(p)
+	s.Add(k.Version.TypedClientPkg, "doc.go", "clientset/typed/kind.go.tmpl", Data{P: p, G: k.Version.Group, V: k.Version, K: k})
+	s.AddDoc(k.Version.TypedClientPkg, "This package has the automatically generated typed clients.")
+	files, err := s.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 {
+		t.Fatalf("%d files, want the kind's doc.go alone", len(files))
+	}
+	out, err := files[0].Content("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"// This package has the automatically generated typed clients.\npackage v1", "type DocInterface interface"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("doc.go lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestErrors(t *testing.T) {
 	p, _ := demo()
 	p.Groups[0].APIPath = ""
