@@ -41,11 +41,10 @@ import (
 // As an apiserver's, a watch from the resourceVersion of a List is first
 // told of every change made since, deletions included, so that an informer
 // whose watch starts late misses nothing. The Tracker keeps the last
-// maxChanges changes of each resource for that; a watch from an older
-// version gets 410 Gone, and a Reflector then lists again. Lists report the
-// Tracker's version of their resource. A watch from version "" or "0"
-// starts with the current objects, which come from client-go's tracker,
-// which panics beyond 100 of them.
+// maxChanges changes (at least half as many) of each resource for that; a
+// watch from an older version gets 410 Gone, and a Reflector then lists
+// again. Lists report the Tracker's version of their resource. A watch from
+// version "" or "0" starts with the current objects.
 type Tracker struct {
 	inner   testing.ObjectTracker
 	scheme  *runtime.Scheme
@@ -332,20 +331,11 @@ func (t *Tracker) Watch(gvr schema.GroupVersionResource, ns string, opts ...meta
 	var replay []change
 	switch {
 	case from == 0:
-		// client-go's tracker sends the current objects while Watch runs.
-		current, err := t.inner.Watch(gvr, ns, metav1.ListOptions{})
+		current, err := t.current(gvr, ns)
 		if err != nil {
 			return nil, err
 		}
-		for drained := false; !drained; {
-			select {
-			case ev := <-current.ResultChan():
-				replay = append(replay, change{ns: ns, new: ev.Object})
-			default:
-				drained = true
-			}
-		}
-		current.Stop()
+		replay = current
 	case from > 0:
 		if from < t.dropped[gvr] {
 			return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, t.dropped[gvr]+1))
@@ -393,6 +383,46 @@ func (t *Tracker) deleteCollection(action testing.DeleteCollectionActionImpl) er
 		}
 	}
 	return nil
+}
+
+// current returns the objects of gvr in ns as creations. It lists them
+// when gvr's kind is known; else client-go's tracker sends them through a
+// watch, which panics beyond 100 objects and stays registered there.
+// t.mu must be held.
+func (t *Tracker) current(gvr schema.GroupVersionResource, ns string) ([]change, error) {
+	var objs []runtime.Object
+	if gvk, ok := t.kindFor(gvr); ok {
+		list, err := t.inner.List(gvr, gvk, ns)
+		if err != nil {
+			return nil, err
+		}
+		if objs, err = meta.ExtractList(list); err != nil {
+			return nil, err
+		}
+	} else {
+		w, err := t.inner.Watch(gvr, ns, metav1.ListOptions{})
+		if err != nil {
+			return nil, err
+		}
+		for drained := false; !drained; {
+			select {
+			case ev := <-w.ResultChan():
+				objs = append(objs, ev.Object)
+			default:
+				drained = true
+			}
+		}
+		w.Stop()
+	}
+	out := make([]change, 0, len(objs))
+	for _, obj := range objs {
+		c := change{ns: ns, new: obj}
+		if m, err := meta.Accessor(obj); err == nil {
+			c.ns = m.GetNamespace()
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // kindFor returns the kind of gvr: the registered one, or the one whose

@@ -195,6 +195,40 @@ func TestWatchDoesNotOverflow(t *testing.T) {
 	}
 }
 
+// A watch from version "0" starts with every current object in its
+// namespace, however many: client-go's tracker panics beyond 100.
+func TestWatchFromZeroSendsEveryCurrentObject(t *testing.T) {
+	tr := newTracker(t)
+	const n = 150
+	for i := range n {
+		for _, ns := range []string{"a", "b"} {
+			if err := tr.Create(configMaps, cm(ns, fmt.Sprint(i), nil), ns); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	w, err := tr.Watch(configMaps, "a", metav1.ListOptions{ResourceVersion: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	seen := map[string]bool{}
+	for range n {
+		seen[next(t, w)] = true
+	}
+	for i := range n {
+		if want := fmt.Sprintf("ADDED a/%d", i); !seen[want] {
+			t.Fatalf("no %s among the first %d events", want, n)
+		}
+	}
+	if err := tr.Create(configMaps, cm("a", "later", nil), "a"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := next(t, w), "ADDED a/later"; got != want {
+		t.Errorf("after the current objects: %s, want %s", got, want)
+	}
+}
+
 func TestReactors(t *testing.T) {
 	tr := newTracker(t,
 		cm("a", "x", map[string]string{"app": "web"}),
