@@ -23,7 +23,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	generators := fs.String("generators", "", "comma-separated generators to run (default: all); stale files are removed only for these")
 	fs.BoolVar(&cfg.Verify, "verify", false, "change nothing; print what is stale and exit 1 if anything is")
 	plurals := fs.String("plural-exceptions", "", "comma-separated Kind:plural overrides, e.g. Endpoints:Endpoints")
-	fs.BoolVar(&cfg.PrefersProtobuf, "prefers-protobuf", false, "typed clients of every input send and accept protobuf first, as client-gen's --prefers-protobuf; clients of k8s.io/api, k8s.io/apiextensions-apiserver and k8s.io/kube-aggregator types always do. Custom resources are served as JSON only: do not set it for them")
+	fs.BoolVar(&cfg.PrefersProtobuf, "prefers-protobuf", false, "typed clients of every input send and accept protobuf first, as client-gen's --prefers-protobuf; clients of k8s.io/api, k8s.io/apiextensions-apiserver, k8s.io/kube-aggregator and k8s.io/metrics types always do. Custom resources are served as JSON only: do not set it for them")
 	fs.BoolVar(&cfg.ListMarkers, "markers", false, "list the markers ctrlgen reads, and exit")
 	// Flags may follow packages: parse, take the package, parse the rest.
 	for {

@@ -272,13 +272,14 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 	return v
 }
 
-// builtinAPIModules hold the API types that kube-apiserver serves itself
-// (and its aggregator and apiextensions servers), which always accept
-// protobuf. client-go's clientset prefers protobuf for exactly these.
+// builtinAPIModules hold API types whose servers always accept protobuf:
+// kube-apiserver's own, its aggregator's and apiextensions server's, and
+// the resource metrics API. Their clientsets in Kubernetes prefer protobuf.
 var builtinAPIModules = map[string]bool{
 	"k8s.io/api":                     true,
 	"k8s.io/apiextensions-apiserver": true,
 	"k8s.io/kube-aggregator":         true,
+	"k8s.io/metrics":                 true,
 }
 
 // servedAsProtobuf reports whether the server of p's types accepts

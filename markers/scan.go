@@ -79,9 +79,10 @@ func Scan(fset *token.FileSet, f *ast.File, docFile bool) *File {
 				if field, ok := n.(*ast.Field); ok {
 					items = append(items, item{line: s.line(field.Pos())})
 					// go/parser gives a field the block that ends on the
-					// line above it only when the field starts its line,
-					// as gengo reads it: in `type B struct{ X }` the
-					// block above belongs to B alone.
+					// line above it only when the field starts its line:
+					// in `type B struct{ X }` the block above belongs to
+					// B alone. gengo gives it to both; field markers only
+					// feed warnings here, so B's are not checked twice.
 					if g := field.Doc; g != nil {
 						s.used[g] = true
 						out.Fields = append(out.Fields, FieldLines{Field: field, Lines: s.lines(g)})

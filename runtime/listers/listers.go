@@ -22,9 +22,9 @@ type ResourceIndexer[T cache.Object] struct {
 	namespace string // empty: all namespaces, or a cluster-scoped resource
 }
 
-// New returns a ResourceIndexer over indexer for resource, e.g.
-// {Group: "apps", Resource: "deployments"}, which names the resource in
-// NotFound errors.
+// New returns a ResourceIndexer over indexer for resource, which names
+// the resource in NotFound errors. Generated listers pass the kind in lower
+// case, as lister-gen's do: {Group: "apps", Resource: "deployment"}.
 func New[T cache.Object](indexer cache.Indexer[T], resource schema.GroupResource) ResourceIndexer[T] {
 	return ResourceIndexer[T]{indexer: indexer, resource: resource}
 }
