@@ -203,7 +203,7 @@ func Plan(cfg Config) (*Changes, error) {
 	}
 	// Stale files are removed only where the generators that ran write:
 	// an output directory at the module root holds other trees too.
-	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, RemoveStale: true,
+	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir,
 		Owns: func(path string) bool {
 			return slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Owns(project, path) })
 		}}

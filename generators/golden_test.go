@@ -116,7 +116,7 @@ func rewrite(t *testing.T, files []output.File, tmp, want string) {
 		}
 		moved = append(moved, output.File{Path: path, Content: f.Content, Once: f.Once})
 	}
-	plan, err := output.Compute(moved, output.Scope{OutputDir: abs, RemoveStale: true})
+	plan, err := output.Compute(moved, output.Scope{OutputDir: abs})
 	if err != nil {
 		t.Fatal(err)
 	}

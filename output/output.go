@@ -42,11 +42,9 @@ type Scope struct {
 	// be written (Once files only when missing), and stale
 	// zz_generated.*.go files of its packages are removed.
 	ControllersDir string
-	// RemoveStale removes generated files that the run no longer
-	// produces.
-	RemoveStale bool
-	// Owns, when set, limits that to the files it owns: those of the
-	// generators that ran, when only some do.
+	// Owns, when set, limits the removal of generated files the run no
+	// longer produces to those it owns: where the generators that ran
+	// write.
 	Owns func(path string) bool
 }
 
@@ -68,7 +66,8 @@ type Plan struct {
 // Empty reports whether the plan changes nothing.
 func (p *Plan) Empty() bool { return len(p.Writes) == 0 && len(p.Removes) == 0 }
 
-// Compute compares files with the disk. It fails, before anything is
+// Compute compares files with the disk and lists the generated files in
+// scope that the run no longer produces. It fails, before anything is
 // written, on a file outside the scope, a path produced twice, or a
 // hand-written file in the way.
 func Compute(files []File, scope Scope) (*Plan, error) {
@@ -102,13 +101,11 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if scope.RemoveStale {
-		stale, err := scope.stale(produced)
-		if err != nil {
-			return nil, err
-		}
-		p.Removes = stale
+	stale, err := scope.stale(produced)
+	if err != nil {
+		return nil, err
 	}
+	p.Removes = stale
 	return p, nil
 }
 

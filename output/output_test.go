@@ -35,7 +35,7 @@ func TestComputeAndApply(t *testing.T) {
 		"apis/v1/types.go":            ours,
 		"elsewhere/zz_generated.x.go": ours,
 	})
-	scope := Scope{OutputDir: filepath.Join(dir, "out"), TypeDirs: []string{filepath.Join(dir, "apis/v1")}, RemoveStale: true}
+	scope := Scope{OutputDir: filepath.Join(dir, "out"), TypeDirs: []string{filepath.Join(dir, "apis/v1")}}
 	files := []File{
 		{Path: filepath.Join(dir, "out/same.go"), Content: []byte(ours)},
 		{Path: filepath.Join(dir, "out/changed.go"), Content: []byte(ours + "// more\n")},
@@ -102,7 +102,7 @@ func TestControllersDir(t *testing.T) {
 		"ctrl/b/zz_generated.mine.go":       "package b\n",
 		"ctrl/b/deeper/zz_generated.x.go":   ours,
 	})
-	scope := Scope{OutputDir: filepath.Join(dir, "out"), ControllersDir: filepath.Join(dir, "ctrl"), RemoveStale: true}
+	scope := Scope{OutputDir: filepath.Join(dir, "out"), ControllersDir: filepath.Join(dir, "ctrl")}
 	files := []File{
 		{Path: filepath.Join(dir, "ctrl/a/zz_generated.controller.go"), Content: []byte(ours)},
 		{Path: filepath.Join(dir, "ctrl/a/reconcile.go"), Content: []byte("package a // new\n"), Once: true},
