@@ -58,8 +58,8 @@ func (d Deltas[T]) Newest() (Delta[T], bool) {
 // KnownObjects is what a DeltaFIFO consults to find deletions on a relist and
 // objects to resync: in an informer, its Indexer.
 type KnownObjects[T any] interface {
-	GetByKey(key ObjectName) (T, bool, error)
-	ListKeys() []ObjectName
+	GetByName(key ObjectName) (T, bool)
+	ListNames() []ObjectName
 	Len() int
 }
 
@@ -99,6 +99,8 @@ type DeltaFIFO[T Object] struct {
 	populated              bool
 	initialPopulationCount int
 	closed                 bool
+	// synced is closed once HasSynced turns true.
+	synced chan struct{}
 }
 
 // NewDeltaFIFO returns an empty queue. knownObjects may be nil; without it
@@ -108,6 +110,7 @@ func NewDeltaFIFO[T Object](knownObjects KnownObjects[T], transform TransformFun
 		items:        map[ObjectName]Deltas[T]{},
 		knownObjects: knownObjects,
 		transform:    transform,
+		synced:       make(chan struct{}),
 	}
 	f.cond.L = &f.lock
 	return f
@@ -124,21 +127,26 @@ func (f *DeltaFIFO[T]) queueFromServer(t DeltaType, obj T) error {
 	defer f.lock.Unlock()
 	f.populated = true
 	f.queueLocked(MetaObjectName(obj), Delta[T]{Type: t, Object: f.transformed(obj)})
+	f.noteSyncedLocked()
 	return nil
 }
 
 // Delete queues a Deleted delta carrying obj, the object's final state. A
-// delete of an object that is neither known nor queued is ignored.
+// delete of an object that is neither known nor queued is ignored; without
+// a known-objects store, one that is not queued is.
 func (f *DeltaFIFO[T]) Delete(obj T) error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 	f.populated = true
+	defer f.noteSyncedLocked()
 	key := MetaObjectName(obj)
-	if f.knownObjects != nil {
-		if _, queued := f.items[key]; !queued {
-			if _, known, _ := f.knownObjects.GetByKey(key); !known {
-				return nil
-			}
+	if _, queued := f.items[key]; !queued {
+		// Neither queued nor known: a relist has reported it already.
+		if f.knownObjects == nil {
+			return nil
+		}
+		if _, known := f.knownObjects.GetByName(key); !known {
+			return nil
 		}
 	}
 	f.queueLocked(key, Delta[T]{Type: Deleted, Object: f.transformed(obj)})
@@ -184,14 +192,14 @@ func (f *DeltaFIFO[T]) Replace(list []T, _ string) error {
 		}
 	}
 	if f.knownObjects != nil {
-		for _, key := range f.knownObjects.ListKeys() {
+		for _, key := range f.knownObjects.ListNames() {
 			if _, ok := inList[key]; ok {
 				continue
 			}
 			if _, queued := f.items[key]; queued {
 				continue // handled above
 			}
-			if old, known, _ := f.knownObjects.GetByKey(key); known {
+			if old, known := f.knownObjects.GetByName(key); known {
 				f.queueLocked(key, Delta[T]{Type: Deleted, Object: old, FinalStateUnknown: true})
 			}
 		}
@@ -207,6 +215,18 @@ func (f *DeltaFIFO[T]) markPopulatedLocked() {
 	if !f.populated {
 		f.populated = true
 		f.initialPopulationCount = len(f.items)
+	}
+	f.noteSyncedLocked()
+}
+
+// noteSyncedLocked closes synced when the queue has just synced.
+func (f *DeltaFIFO[T]) noteSyncedLocked() {
+	if f.hasSyncedLocked() {
+		select {
+		case <-f.synced:
+		default:
+			close(f.synced)
+		}
 	}
 }
 
@@ -231,8 +251,7 @@ func (f *DeltaFIFO[T]) lastKnownLocked(key ObjectName) (T, bool) {
 		var zero T
 		return zero, false
 	}
-	obj, ok, _ := f.knownObjects.GetByKey(key)
-	return obj, ok
+	return f.knownObjects.GetByName(key)
 }
 
 // Resync queues a Sync delta for every known object that has no delta
@@ -243,11 +262,11 @@ func (f *DeltaFIFO[T]) Resync() error {
 	if f.knownObjects == nil {
 		return nil
 	}
-	for _, key := range f.knownObjects.ListKeys() {
+	for _, key := range f.knownObjects.ListNames() {
 		if _, queued := f.items[key]; queued {
 			continue
 		}
-		if obj, ok, _ := f.knownObjects.GetByKey(key); ok {
+		if obj, ok := f.knownObjects.GetByName(key); ok {
 			f.queueLocked(key, Delta[T]{Type: Sync, Object: obj})
 		}
 	}
@@ -274,14 +293,14 @@ func (f *DeltaFIFO[T]) queueLocked(key ObjectName, d Delta[T]) {
 	}
 }
 
-// dedupDeltas collapses two deletes at the end into one, keeping the one
-// whose final state is known.
+// dedupDeltas collapses two deletes at the end into one, keeping the newer
+// unless its final state is unknown, as client-go's.
 func dedupDeltas[T any](d Deltas[T]) Deltas[T] {
 	n := len(d)
 	if n < 2 || d[n-1].Type != Deleted || d[n-2].Type != Deleted {
 		return d
 	}
-	if d[n-2].FinalStateUnknown && !d[n-1].FinalStateUnknown {
+	if !d[n-1].FinalStateUnknown {
 		d[n-2] = d[n-1]
 	}
 	var zero Delta[T]
@@ -313,6 +332,7 @@ func (f *DeltaFIFO[T]) Pop(process PopProcessFunc[T]) error {
 		}
 		process(key, deltas, isInInitialList)
 	}
+	f.noteSyncedLocked()
 	f.compactLocked()
 	return nil
 }
@@ -345,6 +365,9 @@ func (f *DeltaFIFO[T]) HasSynced() bool {
 	defer f.lock.Unlock()
 	return f.hasSyncedLocked()
 }
+
+// Synced is closed once HasSynced is true.
+func (f *DeltaFIFO[T]) Synced() <-chan struct{} { return f.synced }
 
 func (f *DeltaFIFO[T]) hasSyncedLocked() bool {
 	return f.populated && f.initialPopulationCount == 0

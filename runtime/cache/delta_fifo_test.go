@@ -82,6 +82,47 @@ func TestDeltaFIFODedupsConsecutiveDeletesKeepingTheKnownState(t *testing.T) {
 	}
 }
 
+// Two known deletes of one key collapse into the newer, as client-go's
+// isDeletionDup keeps b; a newer tombstone does not replace a known state.
+func TestDeltaFIFODedupsConsecutiveDeletesKeepingTheNewer(t *testing.T) {
+	f := NewDeltaFIFO[*corev1.ConfigMap](nil, nil)
+	f.Add(cm("ns", "a", "1"))
+	f.Delete(cm("ns", "a", "older"))
+	f.Delete(cm("ns", "a", "newer"))
+	_, deltas, _ := popAll(t, f)
+	if got, want := deltaTypes(deltas[0]), []DeltaType{Added, Deleted}; !equalTypes(got, want) {
+		t.Fatalf("deltas = %v, want %v", got, want)
+	}
+	if v := deltas[0][1].Object.Data["v"]; v != "newer" {
+		t.Fatalf("kept the delete carrying %q, want the newer one", v)
+	}
+
+	idx := NewIndexer[*corev1.ConfigMap](nil)
+	idx.Add(cm("ns", "b", "known"))
+	f = NewDeltaFIFO[*corev1.ConfigMap](idx, nil)
+	f.Delete(cm("ns", "b", "final"))
+	f.Replace(nil, "2") // b is gone from the list too, but already deleted
+	_, deltas, _ = popAll(t, f)
+	if len(deltas) != 1 || len(deltas[0]) != 1 || deltas[0][0].FinalStateUnknown || deltas[0][0].Object.Data["v"] != "final" {
+		t.Fatalf("deltas = %+v, want the one known delete", deltas)
+	}
+}
+
+// Without a known-objects store, a delete of a key that is not queued was
+// reported by a relist already; client-go's DeltaFIFO drops it.
+func TestDeltaFIFOWithoutKnownObjectsIgnoresDeleteOfUnqueuedKey(t *testing.T) {
+	f := NewDeltaFIFO[*corev1.ConfigMap](nil, nil)
+	f.Delete(cm("ns", "ghost", ""))
+	if f.Len() != 0 {
+		t.Fatalf("queued %d keys for a delete of a key never queued", f.Len())
+	}
+	f.Add(cm("ns", "a", ""))
+	f.Delete(cm("ns", "a", ""))
+	if f.Len() != 1 {
+		t.Fatalf("delete of a queued key dropped")
+	}
+}
+
 func TestDeltaFIFOIgnoresDeleteOfUnknownObject(t *testing.T) {
 	f := NewDeltaFIFO[*corev1.ConfigMap](NewIndexer[*corev1.ConfigMap](nil), nil)
 	f.Delete(cm("ns", "ghost", ""))

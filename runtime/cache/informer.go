@@ -8,16 +8,18 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	clientcache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 // SharedIndexInformerOptions configure NewSharedIndexInformerWithOptions.
-type SharedIndexInformerOptions[T Object] struct {
+type SharedIndexInformerOptions struct {
 	// ResyncPeriod is the default resync period of handlers; zero means none.
 	ResyncPeriod time.Duration
-	Indexers     Indexers[T]
-	// ObjectDescription names the informer in logs and errors; default is
-	// the object's Go type.
+	Indexers     clientcache.Indexers
+	// ObjectDescription names the informer in logs, errors and metrics;
+	// default is the object's Go type.
 	ObjectDescription string
 	// Reflector tunes list and watch; the zero value takes the defaults.
 	Reflector ReflectorOptions
@@ -25,15 +27,15 @@ type SharedIndexInformerOptions[T Object] struct {
 
 // NewSharedIndexInformer returns an informer over lw, as client-go's
 // function of the same name.
-func NewSharedIndexInformer[T Object](lw ListerWatcher[T], defaultEventHandlerResyncPeriod time.Duration, indexers Indexers[T]) SharedIndexInformer[T] {
-	return NewSharedIndexInformerWithOptions(lw, SharedIndexInformerOptions[T]{
+func NewSharedIndexInformer[T Object](lw ListerWatcher[T], defaultEventHandlerResyncPeriod time.Duration, indexers clientcache.Indexers) SharedIndexInformer[T] {
+	return NewSharedIndexInformerWithOptions(lw, SharedIndexInformerOptions{
 		ResyncPeriod: defaultEventHandlerResyncPeriod,
 		Indexers:     indexers,
 	})
 }
 
 // NewSharedIndexInformerWithOptions returns an informer over lw.
-func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts SharedIndexInformerOptions[T]) SharedIndexInformer[T] {
+func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts SharedIndexInformerOptions) SharedIndexInformer[T] {
 	if opts.ObjectDescription == "" {
 		var zero T
 		opts.ObjectDescription = reflect.TypeOf(zero).String()
@@ -43,13 +45,14 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 	}
 	s := &sharedIndexInformer[T]{
 		lw:                lw,
-		indexer:           NewIndexer(opts.Indexers).(*threadSafeMap[T]),
+		indexer:           newThreadSafeMap[T](),
 		processor:         &sharedProcessor[T]{},
 		defaultResync:     opts.ResyncPeriod,
 		resyncCheckPeriod: opts.ResyncPeriod,
 		reflectorOpts:     opts.Reflector,
 		done:              make(chan struct{}),
 	}
+	_ = s.indexer.AddIndexers(opts.Indexers) // a map names each index once
 	s.fifo = NewDeltaFIFO[T](s.indexer, nil)
 	return s
 }
@@ -60,9 +63,11 @@ type sharedIndexInformer[T Object] struct {
 	fifo      *DeltaFIFO[T]
 	processor *sharedProcessor[T]
 
-	// lock guards the configuration below, which is fixed once started.
+	// lock guards the configuration below, which is fixed once started,
+	// and stopped, after which no handler is added.
 	lock              sync.Mutex
 	started           bool
+	stopped           bool
 	defaultResync     time.Duration
 	resyncCheckPeriod time.Duration
 	reflectorOpts     ReflectorOptions
@@ -74,9 +79,15 @@ type sharedIndexInformer[T Object] struct {
 
 var errStarted = errors.New("informer has already started")
 
-func (s *sharedIndexInformer[T]) Run(ctx context.Context) {
+func (s *sharedIndexInformer[T]) Run(stopCh <-chan struct{}) {
+	s.RunWithContext(wait.ContextForChannel(stopCh))
+}
+
+// RunWithContext lists and watches until ctx is done. It returns once the
+// informer has stopped; calling it again has no effect.
+func (s *sharedIndexInformer[T]) RunWithContext(ctx context.Context) {
 	s.lock.Lock()
-	if s.started {
+	if s.started || s.stopped {
 		s.lock.Unlock()
 		return
 	}
@@ -101,6 +112,11 @@ func (s *sharedIndexInformer[T]) Run(ctx context.Context) {
 			break
 		}
 	}
+	// Refuse new handlers before stopping the listeners, so that none is
+	// added that nothing would stop.
+	s.lock.Lock()
+	s.stopped = true
+	s.lock.Unlock()
 	s.processor.stop()
 	wg.Wait()
 }
@@ -134,14 +150,19 @@ func (s *sharedIndexInformer[T]) handleDeltas(key ObjectName, deltas Deltas[T], 
 				s.processor.distribute(notification[T]{kind: addNotification, new: d.Object, flag: isInInitialList}, false)
 				continue
 			}
-			isSync := d.Type == Sync ||
-				(d.Type == Replaced && old.GetResourceVersion() == d.Object.GetResourceVersion())
+			// As client-go: an update that keeps the resourceVersion is a
+			// resync, for the handlers that asked for one.
+			isSync := old.GetResourceVersion() == d.Object.GetResourceVersion()
 			s.processor.distribute(notification[T]{kind: updateNotification, old: old, new: d.Object}, isSync)
 		}
 	}
 }
 
 func (s *sharedIndexInformer[T]) HasSynced() bool { return s.fifo.HasSynced() }
+
+func (s *sharedIndexInformer[T]) HasSyncedChecker() clientcache.DoneChecker {
+	return doneChecker{name: s.reflectorOpts.Name, done: s.fifo.Synced()}
+}
 
 func (s *sharedIndexInformer[T]) LastSyncResourceVersion() string {
 	s.lock.Lock()
@@ -154,45 +175,42 @@ func (s *sharedIndexInformer[T]) LastSyncResourceVersion() string {
 }
 
 func (s *sharedIndexInformer[T]) IsStopped() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
-}
-
-func (s *sharedIndexInformer[T]) ExampleObject() runtime.Object {
-	var zero T
-	return reflect.New(reflect.TypeOf(zero).Elem()).Interface().(runtime.Object)
-}
-
-func (s *sharedIndexInformer[T]) ListObjects() []runtime.Object {
-	items := s.indexer.List()
-	out := make([]runtime.Object, len(items))
-	for i, obj := range items {
-		out[i] = obj
-	}
-	return out
-}
-
-func (s *sharedIndexInformer[T]) GetObject(key ObjectName) (runtime.Object, bool) {
-	obj, ok, _ := s.indexer.GetByKey(key)
-	if !ok {
-		return nil, false
-	}
-	return obj, true
-}
-
-func (s *sharedIndexInformer[T]) AddEventHandler(handler ResourceEventHandler[T], opts ...HandlerOptions) (ResourceEventHandlerRegistration, error) {
-	var o HandlerOptions
-	if len(opts) > 0 {
-		o = opts[0]
-	}
 	s.lock.Lock()
 	defer s.lock.Unlock()
-	if s.IsStopped() {
-		return nil, fmt.Errorf("%s: handler not added: the informer has stopped", s.reflectorOpts.Name)
+	return s.stopped
+}
+
+func (s *sharedIndexInformer[T]) AddEventHandler(h clientcache.ResourceEventHandler) (clientcache.ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(h, clientcache.HandlerOptions{})
+}
+
+func (s *sharedIndexInformer[T]) AddEventHandlerWithResyncPeriod(h clientcache.ResourceEventHandler, resyncPeriod time.Duration) (clientcache.ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(h, clientcache.HandlerOptions{ResyncPeriod: &resyncPeriod})
+}
+
+func (s *sharedIndexInformer[T]) AddEventHandlerWithOptions(h clientcache.ResourceEventHandler, opts clientcache.HandlerOptions) (clientcache.ResourceEventHandlerRegistration, error) {
+	return s.addHandler(untypedHandler[T]{h}, h, opts)
+}
+
+// AddTypedEventHandler is the typed path: no type assertions, and a
+// delete's last known object comes typed.
+func (s *sharedIndexInformer[T]) AddTypedEventHandler(h clientcache.TypedResourceEventHandler[T], opts ...clientcache.HandlerOptions) (clientcache.ResourceEventHandlerRegistration, error) {
+	var o clientcache.HandlerOptions
+	switch len(opts) {
+	case 0:
+	case 1:
+		o = opts[0]
+	default:
+		return nil, fmt.Errorf("at most one HandlerOptions may be passed, got %d", len(opts))
+	}
+	return s.addHandler(typedHandler[T]{h}, h, o)
+}
+
+func (s *sharedIndexInformer[T]) addHandler(h handler[T], named any, o clientcache.HandlerOptions) (clientcache.ResourceEventHandlerRegistration, error) {
+	s.lock.Lock()
+	defer s.lock.Unlock()
+	if s.stopped {
+		return nil, fmt.Errorf("%s: handler %v was not added to shared informer because it has stopped already", s.reflectorOpts.Name, named)
 	}
 	resync := s.defaultResync
 	if o.ResyncPeriod != nil {
@@ -206,11 +224,12 @@ func (s *sharedIndexInformer[T]) AddEventHandler(handler ResourceEventHandler[T]
 			s.resyncCheckPeriod = resync
 		}
 	}
-	if o.Name == "" {
-		o.Name = fmt.Sprint(s.handlers)
+	name := fmt.Sprint(s.handlers)
+	if n, ok := named.(interface{ Name() string }); ok && n.Name() != "" {
+		name = n.Name()
 	}
 	s.handlers++
-	l := newProcessorListener(handler, o.Name, resync, s.HasSynced)
+	l := newProcessorListener(h, name, resync, s.fifo.Synced())
 	if !s.started {
 		s.processor.addListener(l)
 		return l, nil
@@ -218,7 +237,7 @@ func (s *sharedIndexInformer[T]) AddEventHandler(handler ResourceEventHandler[T]
 	// Replay the cache with deltas held back, so the new handler misses
 	// nothing and sees nothing twice.
 	s.fifo.withLock(func() {
-		for _, obj := range s.indexer.List() {
+		for _, obj := range s.indexer.ListAll() {
 			l.add(notification[T]{kind: addNotification, new: obj, flag: true})
 		}
 		s.processor.addListener(l)
@@ -226,26 +245,49 @@ func (s *sharedIndexInformer[T]) AddEventHandler(handler ResourceEventHandler[T]
 	return l, nil
 }
 
-func (s *sharedIndexInformer[T]) RemoveEventHandler(reg ResourceEventHandlerRegistration) error {
+// RemoveEventHandler stops delivering to the handler; removing it again is
+// not an error.
+func (s *sharedIndexInformer[T]) RemoveEventHandler(reg clientcache.ResourceEventHandlerRegistration) error {
 	l, ok := reg.(*processorListener[T])
-	if !ok || !s.processor.removeListener(l) {
-		return fmt.Errorf("%s: handler registration not found", s.reflectorOpts.Name)
+	if !ok {
+		return fmt.Errorf("%s: invalid registration type %T", s.reflectorOpts.Name, reg)
 	}
+	s.processor.removeListener(l)
 	return nil
 }
 
 // HandlerRegistrations returns the current registrations, for metrics.
-func (s *sharedIndexInformer[T]) HandlerRegistrations() []ResourceEventHandlerRegistration {
+func (s *sharedIndexInformer[T]) HandlerRegistrations() []Registration {
 	return s.processor.registrations()
 }
 
 func (s *sharedIndexInformer[T]) Len() int            { return s.indexer.Len() }
 func (s *sharedIndexInformer[T]) Description() string { return s.reflectorOpts.Name }
 
-func (s *sharedIndexInformer[T]) GetIndexer() Indexer[T] { return s.indexer }
-func (s *sharedIndexInformer[T]) GetStore() Store[T]     { return s.indexer }
+func (s *sharedIndexInformer[T]) GetIndexer() clientcache.Indexer              { return s.indexer }
+func (s *sharedIndexInformer[T]) GetStore() clientcache.Store                  { return s.indexer }
+func (s *sharedIndexInformer[T]) GetTypedIndexer() clientcache.TypedIndexer[T] { return s.indexer }
+func (s *sharedIndexInformer[T]) FastIndexer() FastIndexer[T]                  { return s.indexer }
 
-func (s *sharedIndexInformer[T]) AddIndexers(indexers Indexers[T]) error {
+// GetController is deprecated in client-go; what it returns reports on
+// this informer.
+func (s *sharedIndexInformer[T]) GetController() clientcache.Controller {
+	return informerController[T]{s}
+}
+
+type informerController[T Object] struct{ s *sharedIndexInformer[T] }
+
+func (c informerController[T]) Run(stopCh <-chan struct{})     {}
+func (c informerController[T]) RunWithContext(context.Context) {}
+func (c informerController[T]) HasSynced() bool                { return c.s.HasSynced() }
+func (c informerController[T]) HasSyncedChecker() clientcache.DoneChecker {
+	return c.s.HasSyncedChecker()
+}
+func (c informerController[T]) LastSyncResourceVersion() string {
+	return c.s.LastSyncResourceVersion()
+}
+
+func (s *sharedIndexInformer[T]) AddIndexers(indexers clientcache.Indexers) error {
 	s.lock.Lock()
 	defer s.lock.Unlock()
 	if s.started {
@@ -254,7 +296,22 @@ func (s *sharedIndexInformer[T]) AddIndexers(indexers Indexers[T]) error {
 	return s.indexer.AddIndexers(indexers)
 }
 
-func (s *sharedIndexInformer[T]) SetTransform(f TransformFunc[T]) error {
+func (s *sharedIndexInformer[T]) AddTypedIndexers(indexers clientcache.TypedIndexers[T]) error {
+	return s.AddIndexers(clientcache.TypedIndexersToIndexers(indexers))
+}
+
+// SetTransform sets client-go's untyped transform; it must return an
+// object of the type it was given.
+func (s *sharedIndexInformer[T]) SetTransform(f clientcache.TransformFunc) error {
+	var typedF TransformFunc[T]
+	if f != nil {
+		typedF = untypedTransform[T](f, s.reflectorOpts.Name)
+	}
+	return s.SetTypedTransform(typedF)
+}
+
+// SetTypedTransform sets a typed transform; only before Run.
+func (s *sharedIndexInformer[T]) SetTypedTransform(f TransformFunc[T]) error {
 	s.lock.Lock()
 	defer s.lock.Unlock()
 	if s.started {
@@ -264,13 +321,41 @@ func (s *sharedIndexInformer[T]) SetTransform(f TransformFunc[T]) error {
 	return nil
 }
 
-func (s *sharedIndexInformer[T]) SetWatchErrorHandler(h WatchErrorHandler) error {
+// untypedTransform adapts an untyped transform to T. An error, or a
+// result of another type, is reported and the object is cached
+// untransformed: a typed cache cannot hold anything else.
+func untypedTransform[T Object](f clientcache.TransformFunc, name string) TransformFunc[T] {
+	return func(obj T) T {
+		out, err := f(obj)
+		if err != nil {
+			klog.Background().Error(err, "Transform failed; caching the object untransformed", "informer", name)
+			return obj
+		}
+		typedOut, ok := out.(T)
+		if !ok {
+			klog.Background().Error(fmt.Errorf("transform returned %T, want %T", out, obj), "Caching the object untransformed", "informer", name)
+			return obj
+		}
+		return typedOut
+	}
+}
+
+func (s *sharedIndexInformer[T]) SetWatchErrorHandler(h clientcache.WatchErrorHandler) error {
+	return s.SetWatchErrorHandlerWithContext(func(_ context.Context, r *clientcache.Reflector, err error) { h(r, err) })
+}
+
+// SetWatchErrorHandlerWithContext sets the handler; only before Run. The
+// *Reflector it is given is client-go's, named after this informer, and is
+// never run: only its name and type description mean anything.
+func (s *sharedIndexInformer[T]) SetWatchErrorHandlerWithContext(h clientcache.WatchErrorHandlerWithContext) error {
 	s.lock.Lock()
 	defer s.lock.Unlock()
 	if s.started {
 		return errStarted
 	}
-	s.reflectorOpts.WatchErrorHandler = h
+	var example T
+	stand := clientcache.NewReflectorWithOptions(nil, example, nil, clientcache.ReflectorOptions{Name: s.reflectorOpts.Name})
+	s.reflectorOpts.WatchErrorHandler = func(ctx context.Context, err error) { h(ctx, stand, err) }
 	return nil
 }
 

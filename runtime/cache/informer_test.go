@@ -2,7 +2,7 @@ package cache_test
 
 import (
 	"context"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
+	"errors"
 	"math/rand/v2"
 	"sync"
 	"testing"
@@ -10,18 +10,26 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientcache "k8s.io/client-go/tools/cache"
+
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
 )
 
 type event struct {
 	kind string // add, update, delete
 	obj  *corev1.ConfigMap
 	old  *corev1.ConfigMap
+	// flag is isInInitialList for adds, and for deletes whether the final
+	// state was unknown.
 	flag bool
 }
 
-// recorder is a handler that records what it is told and keeps, per key,
-// the last state it saw (nil after a delete).
+// recorder records what a handler is told and keeps, per key, the last
+// state it saw (nil after a delete). untyped and typed give it as
+// client-go's two kinds of handler; each checks that a delete arrives in
+// the form client-go gives it.
 type recorder struct {
+	t      *testing.T
 	mu     sync.Mutex
 	events []event
 	last   map[cache.ObjectName]*corev1.ConfigMap
@@ -29,7 +37,9 @@ type recorder struct {
 	gate chan struct{}
 }
 
-func newRecorder() *recorder { return &recorder{last: map[cache.ObjectName]*corev1.ConfigMap{}} }
+func newRecorder(t *testing.T) *recorder {
+	return &recorder{t: t, last: map[cache.ObjectName]*corev1.ConfigMap{}}
+}
 
 func (r *recorder) record(e event) {
 	if r.gate != nil {
@@ -45,14 +55,44 @@ func (r *recorder) record(e event) {
 	}
 }
 
-func (r *recorder) OnAdd(obj *corev1.ConfigMap, initial bool) {
-	r.record(event{kind: "add", obj: obj, flag: initial})
+func (r *recorder) untyped() clientcache.ResourceEventHandler {
+	return clientcache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) { r.record(event{kind: "add", obj: obj.(*corev1.ConfigMap), flag: initial}) },
+		UpdateFunc: func(old, obj any) {
+			r.record(event{kind: "update", obj: obj.(*corev1.ConfigMap), old: old.(*corev1.ConfigMap)})
+		},
+		DeleteFunc: func(obj any) {
+			switch o := obj.(type) {
+			case *corev1.ConfigMap:
+				r.record(event{kind: "delete", obj: o})
+			case clientcache.DeletedFinalStateUnknown:
+				c := o.Obj.(*corev1.ConfigMap)
+				if o.Key != cache.MetaObjectName(c).String() {
+					r.t.Errorf("tombstone key %q for %s/%s", o.Key, c.Namespace, c.Name)
+				}
+				r.record(event{kind: "delete", obj: c, flag: true})
+			default:
+				r.t.Errorf("delete of a %T", obj)
+			}
+		},
+	}
 }
-func (r *recorder) OnUpdate(old, obj *corev1.ConfigMap) {
-	r.record(event{kind: "update", obj: obj, old: old})
-}
-func (r *recorder) OnDelete(obj *corev1.ConfigMap, unknown bool) {
-	r.record(event{kind: "delete", obj: obj, flag: unknown})
+
+func (r *recorder) typed() clientcache.TypedResourceEventHandler[*corev1.ConfigMap] {
+	return clientcache.TypedResourceEventHandlerDetailedFuncs[*corev1.ConfigMap]{
+		AddFunc:    func(obj *corev1.ConfigMap, initial bool) { r.record(event{kind: "add", obj: obj, flag: initial}) },
+		UpdateFunc: func(old, obj *corev1.ConfigMap) { r.record(event{kind: "update", obj: obj, old: old}) },
+		DeleteFunc: func(d clientcache.DeletedObject[*corev1.ConfigMap]) {
+			if d.OptionalObj == nil {
+				r.t.Errorf("delete of %s without its last known object", d.GetKey())
+				return
+			}
+			if d.FinalStateUnknown != nil && d.FinalStateUnknown.Obj != any(d.OptionalObj) {
+				r.t.Errorf("tombstone of %s holds another object", d.GetKey())
+			}
+			r.record(event{kind: "delete", obj: d.OptionalObj, flag: d.FinalStateUnknown != nil})
+		},
+	}
 }
 
 func (r *recorder) snapshot() []event {
@@ -81,7 +121,9 @@ func (r *recorder) sawFinalState(want map[cache.ObjectName]*corev1.ConfigMap) bo
 	return true
 }
 
-func startInformer(t *testing.T, s *server, opts cache.SharedIndexInformerOptions[*corev1.ConfigMap], setup func(cache.SharedIndexInformer[*corev1.ConfigMap])) (cache.SharedIndexInformer[*corev1.ConfigMap], context.CancelFunc) {
+type informer = cache.SharedIndexInformer[*corev1.ConfigMap]
+
+func startInformer(t *testing.T, s *server, opts cache.SharedIndexInformerOptions, setup func(informer)) (informer, context.CancelFunc) {
 	t.Helper()
 	opts.Reflector.Backoff = fastBackoff
 	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(), opts)
@@ -92,7 +134,7 @@ func startInformer(t *testing.T, s *server, opts cache.SharedIndexInformerOption
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		inf.Run(ctx)
+		inf.RunWithContext(ctx)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -101,98 +143,184 @@ func startInformer(t *testing.T, s *server, opts cache.SharedIndexInformerOption
 	return inf, cancel
 }
 
-func addHandler(t *testing.T, inf cache.SharedIndexInformer[*corev1.ConfigMap], h cache.ResourceEventHandler[*corev1.ConfigMap], opts ...cache.HandlerOptions) cache.ResourceEventHandlerRegistration {
-	t.Helper()
-	reg, err := inf.AddEventHandler(h, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg
+// handlerKinds runs a test once with each kind of client-go handler.
+var handlerKinds = []struct {
+	name string
+	add  func(t *testing.T, inf informer, r *recorder, opts ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration
+}{
+	{"untyped", func(t *testing.T, inf informer, r *recorder, opts ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration {
+		t.Helper()
+		var o clientcache.HandlerOptions
+		if len(opts) > 0 {
+			o = opts[0]
+		}
+		reg, err := inf.AddEventHandlerWithOptions(r.untyped(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}},
+	{"typed", func(t *testing.T, inf informer, r *recorder, opts ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration {
+		t.Helper()
+		reg, err := inf.AddTypedEventHandler(r.typed(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}},
+	{"client-go typed wrapper", func(t *testing.T, inf informer, r *recorder, opts ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration {
+		t.Helper()
+		reg, err := clientcache.NewTypedSharedIndexInformer[*corev1.ConfigMap](inf).AddTypedEventHandler(r.typed(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}},
 }
 
-func TestInformerDeliversTypedEventsAndFillsTheIndexer(t *testing.T) {
-	s := newServer()
-	create(s, cm("ns", "a", "1"))
-	rec := newRecorder()
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
-		addHandler(t, inf, rec)
-	})
-	if !cache.WaitForCacheSync(context.Background(), inf.HasSynced) {
-		t.Fatal("never synced")
-	}
-	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
-	update(s, "ns", "a", "2")
-	final := del(s, "ns", "a")
-	eventually(t, "events", func() bool { return len(rec.snapshot()) == 3 })
+func TestInformerDeliversEventsAndFillsTheIndexer(t *testing.T) {
+	for _, hk := range handlerKinds {
+		t.Run(hk.name, func(t *testing.T) {
+			s := newServer()
+			create(s, cm("ns", "a", "1"))
+			rec := newRecorder(t)
+			inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) { hk.add(t, inf, rec) })
+			if !clientcache.WaitForNamedCacheSync("test", make(chan struct{}), inf.HasSynced) {
+				t.Fatal("never synced")
+			}
+			eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+			update(s, "ns", "a", "2")
+			final := del(s, "ns", "a")
+			eventually(t, "events", func() bool { return len(rec.snapshot()) == 3 })
 
-	ev := rec.snapshot()
-	if ev[0].kind != "add" || !ev[0].flag {
-		t.Errorf("first event %+v, want an initial-list add", ev[0])
+			ev := rec.snapshot()
+			if ev[0].kind != "add" || !ev[0].flag {
+				t.Errorf("first event %+v, want an initial-list add", ev[0])
+			}
+			if ev[1].kind != "update" || ev[1].old.Data["v"] != "1" || ev[1].obj.Data["v"] != "2" {
+				t.Errorf("second event %+v, want update 1→2", ev[1])
+			}
+			if ev[2].kind != "delete" || ev[2].flag || ev[2].obj.ResourceVersion != final.ResourceVersion {
+				t.Errorf("third event %+v, want a delete with the final state", ev[2])
+			}
+			if keys := inf.GetIndexer().ListKeys(); len(keys) != 0 {
+				t.Errorf("indexer still holds %v", keys)
+			}
+		})
 	}
-	if ev[1].kind != "update" || ev[1].old.Data["v"] != "1" || ev[1].obj.Data["v"] != "2" {
-		t.Errorf("second event %+v, want update 1→2", ev[1])
-	}
-	if ev[2].kind != "delete" || ev[2].flag || ev[2].obj.ResourceVersion != final.ResourceVersion {
-		t.Errorf("third event %+v, want a delete with the final state", ev[2])
-	}
-	if inf.GetIndexer().Len() != 0 {
-		t.Errorf("indexer still holds %v", inf.GetIndexer().ListKeys())
+}
+
+// A delete missed while the watch was down is found by the relist after a
+// 410; client-go hands it over as a DeletedFinalStateUnknown holding the
+// last known object, and the typed API as DeletedObject.FinalStateUnknown.
+func TestInformerDeleteFoundByRelistHasUnknownFinalState(t *testing.T) {
+	for _, hk := range handlerKinds {
+		t.Run(hk.name, func(t *testing.T) {
+			s := newServer()
+			create(s, cm("ns", "gone", "1"))
+			create(s, cm("ns", "kept", "1"))
+			rec := newRecorder(t)
+			inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) { hk.add(t, inf, rec) })
+			clientcache.WaitForCacheSync(make(chan struct{}), inf.HasSynced)
+			eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+			s.SetDown(true)
+			del(s, "ns", "gone")
+			s.Compact()
+			s.SetDown(false)
+			// The relist also tells every handler of kept again, as an
+			// update with old == new, as client-go's informer does until
+			// its first resync check.
+			var d event
+			eventually(t, "delete", func() bool {
+				for _, e := range rec.snapshot() {
+					if e.kind == "delete" {
+						d = e
+						return true
+					}
+				}
+				return false
+			})
+			if !d.flag || d.obj.Name != "gone" || d.obj.Data["v"] != "1" {
+				t.Fatalf("event %+v, want a delete of gone with unknown final state and its last known object", d)
+			}
+		})
 	}
 }
 
 func TestInformerHandlerAddedLaterGetsCacheReplayAndSyncs(t *testing.T) {
+	for _, hk := range handlerKinds {
+		t.Run(hk.name, func(t *testing.T) {
+			s := newServer()
+			for i := range 50 {
+				create(s, cm("ns", "o"+itoa(i), ""))
+			}
+			inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, nil)
+			clientcache.WaitForCacheSync(make(chan struct{}), inf.HasSynced)
+
+			rec := newRecorder(t)
+			rec.gate = make(chan struct{})
+			reg := hk.add(t, inf, rec)
+			create(s, cm("ns", "new", ""))
+			if reg.HasSynced() {
+				t.Fatal("registration synced while its replay was blocked in the handler")
+			}
+			close(rec.gate)
+			select {
+			case <-reg.HasSyncedChecker().Done():
+			case <-time.After(20 * time.Second):
+				t.Fatal("registration never synced")
+			}
+			eventually(t, "all events", func() bool { return len(rec.snapshot()) == 51 })
+			initial := 0
+			seen := map[string]bool{}
+			for _, e := range rec.snapshot() {
+				if e.kind != "add" || seen[e.obj.Name] {
+					t.Fatalf("unexpected or repeated event %+v", e)
+				}
+				seen[e.obj.Name] = true
+				if e.flag {
+					initial++
+				}
+			}
+			if initial != 50 || !seen["new"] {
+				t.Fatalf("%d adds marked initial, want the 50 replayed ones", initial)
+			}
+		})
+	}
+}
+
+func TestInformerBacklogIsReportedPerHandler(t *testing.T) {
 	s := newServer()
 	for i := range 50 {
 		create(s, cm("ns", "o"+itoa(i), ""))
 	}
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, nil)
-	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
-
-	rec := newRecorder()
+	rec := newRecorder(t)
 	rec.gate = make(chan struct{})
-	reg := addHandler(t, inf, rec)
-	create(s, cm("ns", "new", ""))
-	eventually(t, "backlog", func() bool { return reg.Backlog() >= 50 })
-	if reg.HasSynced() {
-		t.Fatal("registration synced while its replay was blocked in the handler")
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) { handlerKinds[0].add(t, inf, rec) })
+	regs := inf.HandlerRegistrations()
+	if len(regs) != 1 {
+		t.Fatalf("%d registrations", len(regs))
 	}
+	eventually(t, "backlog", func() bool { return regs[0].Backlog() >= 49 })
 	close(rec.gate)
-	eventually(t, "handler sync", reg.HasSynced)
-	eventually(t, "all events", func() bool { return len(rec.snapshot()) == 51 })
-	initial := 0
-	seen := map[string]bool{}
-	for _, e := range rec.snapshot() {
-		if e.kind != "add" || seen[e.obj.Name] {
-			t.Fatalf("unexpected or repeated event %+v", e)
-		}
-		seen[e.obj.Name] = true
-		if e.flag {
-			initial++
-		}
-	}
-	if initial != 50 || seen["new"] != true {
-		t.Fatalf("%d adds marked initial, want the 50 replayed ones", initial)
-	}
-	if reg.Backlog() != 0 {
-		t.Fatalf("backlog %d after delivery", reg.Backlog())
-	}
+	eventually(t, "delivered", func() bool { return regs[0].Backlog() == 0 && len(rec.snapshot()) == 50 })
 }
 
 func TestInformerSlowHandlerDoesNotBlockOthers(t *testing.T) {
 	s := newServer()
-	slow, fast := newRecorder(), newRecorder()
+	slow, fast := newRecorder(t), newRecorder(t)
 	slow.gate = make(chan struct{})
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
-		addHandler(t, inf, slow)
-		addHandler(t, inf, fast)
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+		handlerKinds[0].add(t, inf, slow)
+		handlerKinds[1].add(t, inf, fast)
 	})
-	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
+	clientcache.WaitForCacheSync(make(chan struct{}), inf.HasSynced)
 	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
 	for i := range 1000 {
 		create(s, cm("ns", "o"+itoa(i), ""))
 	}
 	eventually(t, "fast handler", func() bool { return len(fast.snapshot()) == 1000 })
-	eventually(t, "indexer", func() bool { return inf.GetIndexer().Len() == 1000 })
+	eventually(t, "indexer", func() bool { return len(inf.GetIndexer().ListKeys()) == 1000 })
 	if n := len(slow.snapshot()); n != 0 {
 		t.Fatalf("blocked handler saw %d events", n)
 	}
@@ -203,13 +331,14 @@ func TestInformerSlowHandlerDoesNotBlockOthers(t *testing.T) {
 func TestInformerResyncReachesOnlyHandlersThatAskForIt(t *testing.T) {
 	s := newServer()
 	create(s, cm("ns", "a", ""))
-	resyncing, quiet := newRecorder(), newRecorder()
-	period := 20 * time.Millisecond
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
-		addHandler(t, inf, resyncing, cache.HandlerOptions{ResyncPeriod: &period})
-		addHandler(t, inf, quiet)
+	resyncing, quiet := newRecorder(t), newRecorder(t)
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+		if _, err := inf.AddEventHandlerWithResyncPeriod(resyncing.untyped(), 20*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		handlerKinds[1].add(t, inf, quiet)
 	})
-	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
+	clientcache.WaitForCacheSync(make(chan struct{}), inf.HasSynced)
 	eventually(t, "resyncs", func() bool { return len(resyncing.snapshot()) >= 4 })
 	for _, e := range resyncing.snapshot()[1:] {
 		if e.kind != "update" || e.old != e.obj {
@@ -230,16 +359,20 @@ func TestInformerTransformAppliesBeforeCaching(t *testing.T) {
 	obj := cm("ns", "a", "")
 	obj.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
 	create(s, obj)
-	rec := newRecorder()
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
-		if err := inf.SetTransform(func(o *corev1.ConfigMap) *corev1.ConfigMap { o.ManagedFields = nil; return o }); err != nil {
+	rec := newRecorder(t)
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+		err := inf.SetTransform(func(o any) (any, error) {
+			o.(*corev1.ConfigMap).ManagedFields = nil
+			return o, nil
+		})
+		if err != nil {
 			t.Fatal(err)
 		}
-		addHandler(t, inf, rec)
+		handlerKinds[0].add(t, inf, rec)
 	})
-	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
-	cached, _, _ := inf.GetIndexer().GetByKey(cache.NewObjectName("ns", "a"))
-	if cached.ManagedFields != nil {
+	clientcache.WaitForCacheSync(make(chan struct{}), inf.HasSynced)
+	cached, _, _ := inf.GetIndexer().GetByKey("ns/a")
+	if cached.(*corev1.ConfigMap).ManagedFields != nil {
 		t.Fatal("cached object kept managedFields")
 	}
 	eventually(t, "add", func() bool { return len(rec.snapshot()) == 1 })
@@ -253,13 +386,13 @@ func TestInformerTransformAppliesBeforeCaching(t *testing.T) {
 
 func TestInformerRemovedHandlerStopsReceiving(t *testing.T) {
 	s := newServer()
-	kept, removed := newRecorder(), newRecorder()
-	var reg cache.ResourceEventHandlerRegistration
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
-		addHandler(t, inf, kept)
-		reg = addHandler(t, inf, removed)
+	kept, removed := newRecorder(t), newRecorder(t)
+	var reg clientcache.ResourceEventHandlerRegistration
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+		handlerKinds[0].add(t, inf, kept)
+		reg = handlerKinds[1].add(t, inf, removed)
 	})
-	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
+	clientcache.WaitForCacheSync(make(chan struct{}), inf.HasSynced)
 	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
 	create(s, cm("ns", "a", ""))
 	eventually(t, "first", func() bool { return len(removed.snapshot()) == 1 && len(kept.snapshot()) == 1 })
@@ -271,20 +404,85 @@ func TestInformerRemovedHandlerStopsReceiving(t *testing.T) {
 	if n := len(removed.snapshot()); n != 1 {
 		t.Fatalf("removed handler got %d events", n)
 	}
-	if err := inf.RemoveEventHandler(reg); err == nil {
-		t.Fatal("removing twice gave no error")
+	if err := inf.RemoveEventHandler(reg); err != nil {
+		t.Fatalf("removing an already removed handler: %v; client-go returns nil", err)
 	}
 }
 
 func TestInformerStopsOnCancelAndRunsOnce(t *testing.T) {
 	s := newServer()
-	inf, cancel := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, nil)
-	cache.WaitForCacheSync(context.Background(), inf.HasSynced)
-	inf.Run(context.Background()) // second Run returns at once
+	inf, cancel := startInformer(t, s, cache.SharedIndexInformerOptions{}, nil)
+	select {
+	case <-inf.HasSyncedChecker().Done():
+	case <-time.After(20 * time.Second):
+		t.Fatal("informer never synced")
+	}
+	inf.RunWithContext(context.Background()) // second Run returns at once
 	cancel()
 	eventually(t, "stopped", inf.IsStopped)
-	if _, err := inf.AddEventHandler(newRecorder()); err == nil {
+	if _, err := inf.AddEventHandler(newRecorder(t).untyped()); err == nil {
 		t.Fatal("handler added to a stopped informer")
+	}
+}
+
+// Handlers added while the informer stops are either refused or stopped
+// with it: Run must return either way.
+func TestInformerRunReturnsWhenHandlersAreAddedWhileStopping(t *testing.T) {
+	for range 200 {
+		s := newServer()
+		inf := cache.NewSharedIndexInformer[*corev1.ConfigMap](s.ListerWatcher(), 0, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			inf.RunWithContext(ctx)
+		}()
+		adding := make(chan struct{})
+		go func() {
+			defer close(adding)
+			for !inf.IsStopped() {
+				if _, err := inf.AddEventHandler(clientcache.ResourceEventHandlerFuncs{}); err != nil {
+					return
+				}
+			}
+		}()
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatal("Run did not return after a handler was added while it stopped")
+		}
+		<-adding
+	}
+}
+
+func TestInformerWatchErrorHandlerGetsAReflector(t *testing.T) {
+	s := newServer()
+	errs := make(chan error, 10)
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{ObjectDescription: "configmaps"}, func(inf informer) {
+		err := inf.SetWatchErrorHandler(func(r *clientcache.Reflector, err error) {
+			if r == nil {
+				err = errors.New("nil *Reflector")
+			}
+			select {
+			case errs <- err:
+			default:
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	clientcache.WaitForCacheSync(make(chan struct{}), inf.HasSynced)
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	s.FailWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 500, Reason: metav1.StatusReasonInternalError})
+	select {
+	case err := <-errs:
+		if err.Error() == "nil *Reflector" {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("watch error handler never called")
 	}
 }
 
@@ -297,10 +495,10 @@ func TestInformerConvergesUnderRandomFaults(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	s := newServer()
-	recs := []*recorder{newRecorder(), newRecorder(), newRecorder()}
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{}, func(inf cache.SharedIndexInformer[*corev1.ConfigMap]) {
-		addHandler(t, inf, recs[0])
-		addHandler(t, inf, recs[1])
+	recs := []*recorder{newRecorder(t), newRecorder(t), newRecorder(t)}
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+		handlerKinds[0].add(t, inf, recs[0])
+		handlerKinds[1].add(t, inf, recs[1])
 	})
 	live := map[string]bool{}
 	names := make([]string, 60)
@@ -334,12 +532,12 @@ func TestInformerConvergesUnderRandomFaults(t *testing.T) {
 			s.Bookmark()
 		}
 		if step == 1500 {
-			addHandler(t, inf, recs[2])
+			handlerKinds[2].add(t, inf, recs[2])
 		}
 	}
 	s.SetDown(false)
 	want := s.State()
-	eventually(t, "cache equals server", func() bool { return cacheMatches(inf.GetIndexer(), want) })
+	eventually(t, "cache equals server", func() bool { return cacheMatches(inf.FastIndexer(), want) })
 	for i, r := range recs {
 		eventually(t, "handler "+itoa(i)+" saw final states", func() bool { return r.sawFinalState(want) })
 	}

@@ -3,6 +3,8 @@ package cache
 import (
 	"sync"
 	"time"
+
+	clientcache "k8s.io/client-go/tools/cache"
 )
 
 type notificationKind uint8
@@ -29,6 +31,7 @@ type sharedProcessor[T any] struct {
 	// syncing are the listeners due for a resync, chosen by shouldResync.
 	syncing []*processorListener[T]
 	started bool
+	stopped bool
 	wg      sync.WaitGroup
 }
 
@@ -44,14 +47,19 @@ func (p *sharedProcessor[T]) distribute(n notification[T], isSync bool) {
 	p.lock.RUnlock()
 }
 
-func (p *sharedProcessor[T]) addListener(l *processorListener[T]) {
+// addListener adds l, unless the processor has stopped.
+func (p *sharedProcessor[T]) addListener(l *processorListener[T]) bool {
 	p.lock.Lock()
 	defer p.lock.Unlock()
+	if p.stopped {
+		return false
+	}
 	p.listeners = append(p.listeners, l)
 	p.syncing = append(p.syncing, l)
 	if p.started {
 		p.startLocked(l)
 	}
+	return true
 }
 
 func (p *sharedProcessor[T]) startLocked(l *processorListener[T]) {
@@ -100,6 +108,7 @@ func (p *sharedProcessor[T]) run() {
 
 func (p *sharedProcessor[T]) stop() {
 	p.lock.Lock()
+	p.stopped = true
 	for _, l := range p.listeners {
 		l.stop()
 	}
@@ -121,14 +130,56 @@ func (p *sharedProcessor[T]) shouldResync(now time.Time) bool {
 	return len(p.syncing) > 0
 }
 
-func (p *sharedProcessor[T]) registrations() []ResourceEventHandlerRegistration {
+func (p *sharedProcessor[T]) registrations() []Registration {
 	p.lock.RLock()
 	defer p.lock.RUnlock()
-	out := make([]ResourceEventHandlerRegistration, len(p.listeners))
+	out := make([]Registration, len(p.listeners))
 	for i, l := range p.listeners {
 		out[i] = l
 	}
 	return out
+}
+
+// handler is what a listener delivers to: a typed handler, or client-go's
+// untyped one adapted.
+type handler[T any] interface {
+	onAdd(obj T, isInInitialList bool)
+	onUpdate(oldObj, newObj T)
+	// onDelete gets the last known state; finalStateUnknown means it may be
+	// older than the object's state when it was deleted.
+	onDelete(obj T, finalStateUnknown bool)
+}
+
+// typedHandler delivers to client-go's TypedResourceEventHandler.
+type typedHandler[T Object] struct {
+	h clientcache.TypedResourceEventHandler[T]
+}
+
+func (t typedHandler[T]) onAdd(obj T, initial bool) { t.h.OnAdd(obj, initial) }
+func (t typedHandler[T]) onUpdate(oldObj, newObj T) { t.h.OnUpdate(oldObj, newObj) }
+func (t typedHandler[T]) onDelete(obj T, unknown bool) {
+	d := clientcache.DeletedObject[T]{OptionalObj: obj}
+	if unknown {
+		d.FinalStateUnknown = &clientcache.DeletedFinalStateUnknown{Key: MetaObjectName(obj).String(), Obj: obj}
+	}
+	t.h.OnDelete(d)
+}
+
+// untypedHandler delivers to client-go's ResourceEventHandler what
+// client-go's informer would: a DeletedFinalStateUnknown for a delete
+// whose final state is unknown.
+type untypedHandler[T Object] struct {
+	h clientcache.ResourceEventHandler
+}
+
+func (u untypedHandler[T]) onAdd(obj T, initial bool) { u.h.OnAdd(obj, initial) }
+func (u untypedHandler[T]) onUpdate(oldObj, newObj T) { u.h.OnUpdate(oldObj, newObj) }
+func (u untypedHandler[T]) onDelete(obj T, unknown bool) {
+	if unknown {
+		u.h.OnDelete(clientcache.DeletedFinalStateUnknown{Key: MetaObjectName(obj).String(), Obj: obj})
+		return
+	}
+	u.h.OnDelete(obj)
 }
 
 // maxSpare is the largest buffer a listener keeps for reuse.
@@ -140,9 +191,12 @@ const maxSpare = 1024
 // once and hands it back empty, so the producer appends under a short lock
 // and the two sides never touch the same notification.
 type processorListener[T any] struct {
-	handler  ResourceEventHandler[T]
-	name     string
-	upstream func() bool // the informer's HasSynced
+	handler handler[T]
+	name    string
+	// upstream is closed once the informer has synced; synced once that
+	// has happened and every initial add has been delivered.
+	upstream <-chan struct{}
+	synced   chan struct{}
 
 	lock sync.Mutex
 	buf  []notification[T]
@@ -160,11 +214,12 @@ type processorListener[T any] struct {
 	nextResync   time.Time
 }
 
-func newProcessorListener[T any](h ResourceEventHandler[T], name string, resync time.Duration, upstream func() bool) *processorListener[T] {
+func newProcessorListener[T any](h handler[T], name string, resync time.Duration, upstream <-chan struct{}) *processorListener[T] {
 	return &processorListener[T]{
 		handler:      h,
 		name:         name,
 		upstream:     upstream,
+		synced:       make(chan struct{}),
 		wake:         make(chan struct{}, 1),
 		resyncPeriod: resync,
 		nextResync:   time.Now().Add(resync),
@@ -194,6 +249,7 @@ func (l *processorListener[T]) add(n notification[T]) {
 
 func (l *processorListener[T]) run() {
 	var batch []notification[T]
+	upstream := l.upstream
 	for {
 		l.lock.Lock()
 		for i := range batch {
@@ -206,10 +262,22 @@ func (l *processorListener[T]) run() {
 			batch = nil // a burst's storage is not kept once it is delivered
 		}
 		l.spare, l.inBatch = batch[:0], 0
-		for len(l.buf) == 0 && !l.stopped {
+		for {
+			if upstream != nil && isClosed(upstream) {
+				upstream = nil
+			}
+			if upstream == nil && l.initialPending == 0 && !isClosed(l.synced) {
+				close(l.synced)
+			}
+			if len(l.buf) > 0 || l.stopped {
+				break
+			}
 			l.waiting = true
 			l.lock.Unlock()
-			<-l.wake
+			select {
+			case <-l.wake:
+			case <-upstream: // nil once seen closed: never ready
+			}
 			l.lock.Lock()
 		}
 		if l.stopped {
@@ -225,13 +293,22 @@ func (l *processorListener[T]) run() {
 			n := &batch[i]
 			switch n.kind {
 			case addNotification:
-				l.handler.OnAdd(n.new, n.flag)
+				l.handler.onAdd(n.new, n.flag)
 			case updateNotification:
-				l.handler.OnUpdate(n.old, n.new)
+				l.handler.onUpdate(n.old, n.new)
 			case deleteNotification:
-				l.handler.OnDelete(n.new, n.flag)
+				l.handler.onDelete(n.new, n.flag)
 			}
 		}
+	}
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -256,13 +333,11 @@ func (l *processorListener[T]) resyncDue(now time.Time) bool {
 
 // HasSynced is true once the informer has synced and every initial add has
 // been delivered to this handler.
-func (l *processorListener[T]) HasSynced() bool {
-	if !l.upstream() {
-		return false
-	}
-	l.lock.Lock()
-	defer l.lock.Unlock()
-	return l.initialPending == 0
+func (l *processorListener[T]) HasSynced() bool { return isClosed(l.synced) }
+
+// HasSyncedChecker is HasSynced as a channel.
+func (l *processorListener[T]) HasSyncedChecker() clientcache.DoneChecker {
+	return doneChecker{name: l.name, done: l.synced}
 }
 
 // Backlog is the number of notifications not yet delivered, counted per
@@ -273,5 +348,14 @@ func (l *processorListener[T]) Backlog() int {
 	return len(l.buf) + l.inBatch
 }
 
-// Name is the handler's name from HandlerOptions.
+// Name is the handler's name.
 func (l *processorListener[T]) Name() string { return l.name }
+
+// doneChecker is client-go's DoneChecker over a channel.
+type doneChecker struct {
+	name string
+	done <-chan struct{}
+}
+
+func (d doneChecker) Name() string          { return d.name }
+func (d doneChecker) Done() <-chan struct{} { return d.done }

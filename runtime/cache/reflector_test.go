@@ -17,7 +17,7 @@ import (
 // and applies popped deltas to the cache.Indexer, as an informer does.
 type reflectorHarness struct {
 	server  *server
-	idx     cache.Indexer[*corev1.ConfigMap]
+	idx     cache.FastIndexer[*corev1.ConfigMap]
 	fifo    *cache.DeltaFIFO[*corev1.ConfigMap]
 	r       *cache.Reflector[*corev1.ConfigMap]
 	mu      sync.Mutex
@@ -85,12 +85,12 @@ func (h *reflectorHarness) inSync() bool {
 	return cacheMatches(h.idx, h.server.State())
 }
 
-func cacheMatches(idx cache.Indexer[*corev1.ConfigMap], want map[cache.ObjectName]*corev1.ConfigMap) bool {
+func cacheMatches(idx cache.FastIndexer[*corev1.ConfigMap], want map[cache.ObjectName]*corev1.ConfigMap) bool {
 	if idx.Len() != len(want) {
 		return false
 	}
 	for k, o := range want {
-		got, ok, _ := idx.GetByKey(k)
+		got, ok := idx.GetByName(k)
 		if !ok || got.ResourceVersion != o.ResourceVersion {
 			return false
 		}

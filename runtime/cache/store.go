@@ -2,62 +2,33 @@ package cache
 
 import (
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	clientcache "k8s.io/client-go/tools/cache"
 )
 
-// NamespaceIndex is the name of the built-in index by namespace. Every
-// Indexer has it, at no cost: the store is kept per namespace.
-const NamespaceIndex = "namespace"
+// NamespaceIndex is the name of the index by namespace, as client-go's.
+// Every Indexer here has it, at no cost: the store is kept per namespace.
+const NamespaceIndex = clientcache.NamespaceIndex
 
-// IndexFunc returns the values an object is indexed under.
-type IndexFunc[T any] func(obj T) ([]string, error)
-
-// Indexers names index functions.
-type Indexers[T any] map[string]IndexFunc[T]
-
-// Store is a thread-safe map from key to object.
-type Store[T any] interface {
-	Add(obj T) error
-	Update(obj T) error
-	Delete(obj T) error
-	List() []T
-	ListKeys() []ObjectName
-	Get(obj T) (item T, exists bool, err error)
-	GetByKey(key ObjectName) (item T, exists bool, err error)
-	// Replace swaps the whole content for list.
-	Replace(list []T, resourceVersion string) error
-	Len() int
+// NewIndexer returns an empty thread-safe store with indexers: client-go's
+// cache.Indexer and TypedIndexer[T] over "namespace/name" string keys, and
+// FastIndexer[T] for typed reads by ObjectName.
+func NewIndexer[T Object](indexers clientcache.Indexers) FastIndexer[T] {
+	x := newThreadSafeMap[T]()
+	_ = x.AddIndexers(indexers) // only a name added twice fails, and a map has none
+	return x
 }
 
-// Indexer is a Store with named indexes.
-type Indexer[T any] interface {
-	Store[T]
-	// Index returns the objects that share an index value with obj.
-	Index(indexName string, obj T) ([]T, error)
-	// IndexKeys returns the keys of the objects indexed under value.
-	IndexKeys(indexName, indexedValue string) ([]ObjectName, error)
-	// ListIndexFuncValues returns every value of the index.
-	ListIndexFuncValues(indexName string) []string
-	// ByIndex returns the objects indexed under value.
-	ByIndex(indexName, indexedValue string) ([]T, error)
-	// AddIndexers adds indexes; existing objects are indexed at once.
-	AddIndexers(newIndexers Indexers[T]) error
-	GetIndexers() Indexers[T]
-}
-
-// NewIndexer returns an empty Indexer that keys objects by namespace and
-// name.
-func NewIndexer[T Object](indexers Indexers[T]) Indexer[T] {
-	x := &threadSafeMap[T]{
+func newThreadSafeMap[T Object]() *threadSafeMap[T] {
+	return &threadSafeMap[T]{
 		items:    map[string]map[string]T{},
-		indexers: Indexers[T]{},
+		indexers: clientcache.Indexers{},
 		indices:  map[string]index{},
 	}
-	if err := x.AddIndexers(indexers); err != nil {
-		panic(err) // only for a NamespaceIndex entry: a programming error
-	}
-	return x
 }
 
 // index maps an index value to the keys of the objects that have it.
@@ -69,17 +40,39 @@ type threadSafeMap[T Object] struct {
 	lock     sync.RWMutex
 	items    map[string]map[string]T
 	count    int
-	indexers Indexers[T]
+	indexers clientcache.Indexers
 	indices  map[string]index
+	// rv is the resourceVersion of the last Replace or Bookmark.
+	rv string
 }
 
-func (m *threadSafeMap[T]) Add(obj T) error    { m.put(obj); return nil }
-func (m *threadSafeMap[T]) Update(obj T) error { m.put(obj); return nil }
+// typed returns obj as T, or an error naming what it is.
+func typed[T Object](obj any) (T, error) {
+	t, ok := obj.(T)
+	if !ok {
+		var want T
+		return want, fmt.Errorf("cache: %T is not a %T", obj, want)
+	}
+	return t, nil
+}
 
-func (m *threadSafeMap[T]) put(obj T) {
-	m.lock.Lock()
-	m.putLocked(obj)
-	m.lock.Unlock()
+// splitKey parses a "namespace/name" or "name" key.
+func splitKey(key string) ObjectName {
+	ns, name, ok := strings.Cut(key, "/")
+	if !ok {
+		return ObjectName{Name: key}
+	}
+	return ObjectName{Namespace: ns, Name: name}
+}
+
+func (m *threadSafeMap[T]) Add(obj any) error { return m.Update(obj) }
+func (m *threadSafeMap[T]) Update(obj any) error {
+	t, err := typed[T](obj)
+	if err != nil {
+		return err
+	}
+	m.swap(t)
+	return nil
 }
 
 // putLocked stores obj and returns what it replaced.
@@ -97,15 +90,17 @@ func (m *threadSafeMap[T]) putLocked(obj T) (old T, existed bool) {
 		m.count++
 	}
 	if len(m.indexers) > 0 {
-		m.reindex(ObjectName{ns, name}, old, existed, obj, true)
+		m.reindex(ObjectName{Namespace: ns, Name: name}, old, existed, obj, true)
 	}
 	return old, existed
 }
 
-func (m *threadSafeMap[T]) Delete(obj T) error {
-	m.lock.Lock()
-	m.deleteLocked(MetaObjectName(obj))
-	m.lock.Unlock()
+func (m *threadSafeMap[T]) Delete(obj any) error {
+	key, err := clientcache.DeletionHandlingObjectToName(obj)
+	if err != nil {
+		return err
+	}
+	m.remove(key)
 	return nil
 }
 
@@ -152,17 +147,21 @@ func (m *threadSafeMap[T]) reindex(key ObjectName, old T, hasOld bool, new T, ha
 			}
 		}
 		for _, v := range newVals {
-			set := idx[v]
-			if set == nil {
-				set = map[ObjectName]struct{}{}
-				idx[v] = set
-			}
-			set[key] = struct{}{}
+			idx.add(v, key)
 		}
 	}
 }
 
-func (m *threadSafeMap[T]) List() []T {
+func (idx index) add(value string, key ObjectName) {
+	set := idx[value]
+	if set == nil {
+		set = map[ObjectName]struct{}{}
+		idx[value] = set
+	}
+	set[key] = struct{}{}
+}
+
+func (m *threadSafeMap[T]) ListAll() []T {
 	m.lock.RLock()
 	defer m.lock.RUnlock()
 	out := make([]T, 0, m.count)
@@ -174,27 +173,60 @@ func (m *threadSafeMap[T]) List() []T {
 	return out
 }
 
-func (m *threadSafeMap[T]) ListKeys() []ObjectName {
+func (m *threadSafeMap[T]) List() []any {
 	m.lock.RLock()
 	defer m.lock.RUnlock()
-	out := make([]ObjectName, 0, m.count)
-	for ns, byName := range m.items {
-		for name := range byName {
-			out = append(out, ObjectName{ns, name})
+	out := make([]any, 0, m.count)
+	for _, byName := range m.items {
+		for _, obj := range byName {
+			out = append(out, obj)
 		}
 	}
 	return out
 }
 
-func (m *threadSafeMap[T]) Get(obj T) (T, bool, error) {
-	return m.GetByKey(MetaObjectName(obj))
+func (m *threadSafeMap[T]) ListNames() []ObjectName {
+	m.lock.RLock()
+	defer m.lock.RUnlock()
+	out := make([]ObjectName, 0, m.count)
+	for ns, byName := range m.items {
+		for name := range byName {
+			out = append(out, ObjectName{Namespace: ns, Name: name})
+		}
+	}
+	return out
 }
 
-func (m *threadSafeMap[T]) GetByKey(key ObjectName) (T, bool, error) {
+func (m *threadSafeMap[T]) ListKeys() []string {
+	names := m.ListNames()
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n.String()
+	}
+	return out
+}
+
+func (m *threadSafeMap[T]) Get(obj any) (any, bool, error) {
+	key, err := clientcache.ObjectToName(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	return m.GetByKey(key.String())
+}
+
+func (m *threadSafeMap[T]) GetByKey(key string) (any, bool, error) {
+	obj, ok := m.GetByName(splitKey(key))
+	if !ok {
+		return nil, false, nil
+	}
+	return obj, true, nil
+}
+
+func (m *threadSafeMap[T]) GetByName(key ObjectName) (T, bool) {
 	m.lock.RLock()
 	obj, ok := m.items[key.Namespace][key.Name]
 	m.lock.RUnlock()
-	return obj, ok, nil
+	return obj, ok
 }
 
 func (m *threadSafeMap[T]) Len() int {
@@ -203,7 +235,15 @@ func (m *threadSafeMap[T]) Len() int {
 	return m.count
 }
 
-func (m *threadSafeMap[T]) Replace(list []T, _ string) error {
+func (m *threadSafeMap[T]) Replace(list []any, resourceVersion string) error {
+	objs := make([]T, len(list))
+	for i, obj := range list {
+		t, err := typed[T](obj)
+		if err != nil {
+			return err
+		}
+		objs[i] = t
+	}
 	m.lock.Lock()
 	defer m.lock.Unlock()
 	m.items = map[string]map[string]T{}
@@ -211,18 +251,73 @@ func (m *threadSafeMap[T]) Replace(list []T, _ string) error {
 	for name := range m.indices {
 		m.indices[name] = index{}
 	}
-	for _, obj := range list {
+	for _, obj := range objs {
 		m.putLocked(obj)
 	}
+	m.rv = resourceVersion
 	return nil
 }
 
-func (m *threadSafeMap[T]) Index(indexName string, obj T) ([]T, error) {
+// Resync does nothing: a store has nothing to resync with.
+func (m *threadSafeMap[T]) Resync() error { return nil }
+
+func (m *threadSafeMap[T]) LastStoreSyncResourceVersion() string {
+	m.lock.RLock()
+	defer m.lock.RUnlock()
+	return m.rv
+}
+
+func (m *threadSafeMap[T]) Bookmark(rv string) {
+	m.lock.Lock()
+	m.rv = rv
+	m.lock.Unlock()
+}
+
+// namespaceOf returns the namespace of obj, which an index lookup may give
+// as any object with metadata (client-go's listers pass an ObjectMeta).
+func namespaceOf(obj any) (string, error) {
+	if o, ok := obj.(interface{ GetNamespace() string }); ok {
+		return o.GetNamespace(), nil
+	}
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return "", err
+	}
+	return m.GetNamespace(), nil
+}
+
+func (m *threadSafeMap[T]) Index(indexName string, obj any) ([]any, error) {
+	m.lock.RLock()
+	defer m.lock.RUnlock()
+	if indexName == NamespaceIndex {
+		ns, err := namespaceOf(obj)
+		if err != nil {
+			return nil, err
+		}
+		return boxed(m.namespaceItems(ns)), nil
+	}
+	keys, err := m.indexedLocked(indexName, obj)
+	if err != nil {
+		return nil, err
+	}
+	return boxed(m.itemsOf(keys)), nil
+}
+
+func (m *threadSafeMap[T]) TypedIndex(indexName string, obj T) ([]T, error) {
 	m.lock.RLock()
 	defer m.lock.RUnlock()
 	if indexName == NamespaceIndex {
 		return m.namespaceItems(obj.GetNamespace()), nil
 	}
+	keys, err := m.indexedLocked(indexName, obj)
+	if err != nil {
+		return nil, err
+	}
+	return m.itemsOf(keys), nil
+}
+
+// indexedLocked returns the keys that share a value of the index with obj.
+func (m *threadSafeMap[T]) indexedLocked(indexName string, obj any) (map[ObjectName]struct{}, error) {
 	fn, idx, err := m.indexLocked(indexName)
 	if err != nil {
 		return nil, err
@@ -232,7 +327,7 @@ func (m *threadSafeMap[T]) Index(indexName string, obj T) ([]T, error) {
 		return nil, err
 	}
 	if len(vals) == 1 {
-		return m.itemsOf(idx[vals[0]]), nil
+		return idx[vals[0]], nil
 	}
 	seen := map[ObjectName]struct{}{}
 	for _, v := range vals {
@@ -240,10 +335,15 @@ func (m *threadSafeMap[T]) Index(indexName string, obj T) ([]T, error) {
 			seen[k] = struct{}{}
 		}
 	}
-	return m.itemsOf(seen), nil
+	return seen, nil
 }
 
-func (m *threadSafeMap[T]) ByIndex(indexName, value string) ([]T, error) {
+func (m *threadSafeMap[T]) ByIndex(indexName, value string) ([]any, error) {
+	objs, err := m.ByTypedIndex(indexName, value)
+	return boxed(objs), err
+}
+
+func (m *threadSafeMap[T]) ByTypedIndex(indexName, value string) ([]T, error) {
 	m.lock.RLock()
 	defer m.lock.RUnlock()
 	if indexName == NamespaceIndex {
@@ -256,25 +356,35 @@ func (m *threadSafeMap[T]) ByIndex(indexName, value string) ([]T, error) {
 	return m.itemsOf(idx[value]), nil
 }
 
-func (m *threadSafeMap[T]) IndexKeys(indexName, value string) ([]ObjectName, error) {
+func (m *threadSafeMap[T]) ListNamespace(namespace string) []T {
 	m.lock.RLock()
 	defer m.lock.RUnlock()
+	return m.namespaceItems(namespace)
+}
+
+// IndexKeys returns the keys indexed under value, sorted, as client-go's.
+func (m *threadSafeMap[T]) IndexKeys(indexName, value string) ([]string, error) {
+	m.lock.RLock()
+	var out []string
 	if indexName == NamespaceIndex {
 		byName := m.items[value]
-		out := make([]ObjectName, 0, len(byName))
+		out = make([]string, 0, len(byName))
 		for name := range byName {
-			out = append(out, ObjectName{value, name})
+			out = append(out, ObjectName{Namespace: value, Name: name}.String())
 		}
-		return out, nil
+	} else {
+		_, idx, err := m.indexLocked(indexName)
+		if err != nil {
+			m.lock.RUnlock()
+			return nil, err
+		}
+		out = make([]string, 0, len(idx[value]))
+		for k := range idx[value] {
+			out = append(out, k.String())
+		}
 	}
-	_, idx, err := m.indexLocked(indexName)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ObjectName, 0, len(idx[value]))
-	for k := range idx[value] {
-		out = append(out, k)
-	}
+	m.lock.RUnlock()
+	slices.Sort(out)
 	return out, nil
 }
 
@@ -291,28 +401,29 @@ func (m *threadSafeMap[T]) ListIndexFuncValues(indexName string) []string {
 			out = append(out, v)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 
-func (m *threadSafeMap[T]) AddIndexers(newIndexers Indexers[T]) error {
+// AddIndexers adds index functions and indexes the stored objects with
+// them. NamespaceIndex is built in, so an entry under that name is not
+// added again.
+func (m *threadSafeMap[T]) AddIndexers(newIndexers clientcache.Indexers) error {
 	m.lock.Lock()
 	defer m.lock.Unlock()
 	for name := range newIndexers {
 		if name == NamespaceIndex {
-			continue // built in; callers often pass client-go's default
+			continue
 		}
 		if _, ok := m.indexers[name]; ok {
-			return fmt.Errorf("indexer %q already exists", name)
+			return fmt.Errorf("indexer conflict: map[%s:{}]", name)
 		}
 	}
 	for name, fn := range newIndexers {
 		if name == NamespaceIndex {
 			continue
 		}
-		m.indexers[name] = fn
 		idx := index{}
-		m.indices[name] = idx
 		for ns, byName := range m.items {
 			for n, obj := range byName {
 				vals, err := fn(obj)
@@ -320,33 +431,34 @@ func (m *threadSafeMap[T]) AddIndexers(newIndexers Indexers[T]) error {
 					return fmt.Errorf("index %q of %s/%s: %w", name, ns, n, err)
 				}
 				for _, v := range vals {
-					set := idx[v]
-					if set == nil {
-						set = map[ObjectName]struct{}{}
-						idx[v] = set
-					}
-					set[ObjectName{ns, n}] = struct{}{}
+					idx.add(v, ObjectName{Namespace: ns, Name: n})
 				}
 			}
 		}
+		m.indexers[name] = fn
+		m.indices[name] = idx
 	}
 	return nil
 }
 
-func (m *threadSafeMap[T]) GetIndexers() Indexers[T] {
+func (m *threadSafeMap[T]) AddTypedIndexers(newIndexers clientcache.TypedIndexers[T]) error {
+	return m.AddIndexers(clientcache.TypedIndexersToIndexers(newIndexers))
+}
+
+func (m *threadSafeMap[T]) GetIndexers() clientcache.Indexers {
 	m.lock.RLock()
 	defer m.lock.RUnlock()
-	out := Indexers[T]{NamespaceIndex: MetaNamespaceIndexFunc[T]}
+	out := clientcache.Indexers{NamespaceIndex: clientcache.MetaNamespaceIndexFunc}
 	for k, v := range m.indexers {
 		out[k] = v
 	}
 	return out
 }
 
-func (m *threadSafeMap[T]) indexLocked(name string) (IndexFunc[T], index, error) {
+func (m *threadSafeMap[T]) indexLocked(name string) (clientcache.IndexFunc, index, error) {
 	fn, ok := m.indexers[name]
 	if !ok {
-		return nil, nil, fmt.Errorf("index with name %s does not exist", name)
+		return nil, nil, fmt.Errorf("Index with name %s does not exist", name)
 	}
 	return fn, m.indices[name], nil
 }
@@ -370,9 +482,12 @@ func (m *threadSafeMap[T]) itemsOf(keys map[ObjectName]struct{}) []T {
 	return out
 }
 
-// MetaNamespaceIndexFunc indexes an object by its namespace.
-func MetaNamespaceIndexFunc[T Object](obj T) ([]string, error) {
-	return []string{obj.GetNamespace()}, nil
+func boxed[T any](objs []T) []any {
+	out := make([]any, len(objs))
+	for i, obj := range objs {
+		out[i] = obj
+	}
+	return out
 }
 
 // swap stores obj and returns the object it replaced.

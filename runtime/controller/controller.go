@@ -16,6 +16,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	clientcache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
 
@@ -27,8 +28,10 @@ import (
 // required; the rest turn features on.
 type Options[T cache.Object] struct {
 	// Name labels the queue, metrics, logs and events.
-	Name     string
-	Informer cache.SharedIndexInformer[T]
+	Name string
+	// Informer is client-go's typed informer; with ctrlgen's, events and
+	// cache reads take its typed path.
+	Informer clientcache.TypedSharedIndexInformer[T]
 	DeepCopy func(T) T
 
 	// Reconcile is given a deep copy of the cached object; it may change
@@ -70,6 +73,7 @@ type Options[T cache.Object] struct {
 // Controller reconciles the objects of one informer.
 type Controller[T cache.Object] struct {
 	opts    Options[T]
+	cached  cache.FastIndexer[T]
 	synced  []cache.InformerSynced
 	queue   atomic.Pointer[queueBox]
 	metrics *controllerMetrics
@@ -101,12 +105,12 @@ func New[T cache.Object](opts Options[T]) (*Controller[T], error) {
 	if opts.StatusConflictRetries == 0 {
 		opts.StatusConflictRetries = 5
 	}
-	c := &Controller[T]{opts: opts, metrics: metricsFor(opts.Name)}
-	reg, err := opts.Informer.AddEventHandler(cache.ResourceEventHandlerFuncs[T]{
-		AddFunc:    func(obj T, _ bool) { c.Enqueue(cache.MetaObjectName(obj)) },
+	c := &Controller[T]{opts: opts, cached: cache.FastIndexerOf[T](opts.Informer.GetIndexer()), metrics: metricsFor(opts.Name)}
+	reg, err := opts.Informer.AddTypedEventHandler(named[T]{opts.Name, clientcache.TypedResourceEventHandlerFuncs[T]{
+		AddFunc:    func(obj T) { c.Enqueue(cache.MetaObjectName(obj)) },
 		UpdateFunc: func(_, obj T) { c.Enqueue(cache.MetaObjectName(obj)) },
-		DeleteFunc: func(obj T, _ bool) { c.Enqueue(cache.MetaObjectName(obj)) },
-	}, cache.HandlerOptions{Name: opts.Name})
+		DeleteFunc: func(d clientcache.DeletedObject[T]) { c.Enqueue(d.GetObjectName()) },
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("controller %s: %w", opts.Name, err)
 	}
@@ -157,7 +161,7 @@ func (c *Controller[T]) Run(ctx context.Context, workers int) error {
 		q.ShutDown()
 		return fmt.Errorf("controller %s: already running", c.opts.Name)
 	}
-	for _, key := range c.opts.Informer.GetIndexer().ListKeys() {
+	for _, key := range c.cached.ListNames() {
 		q.Add(key)
 	}
 	logger.Info("Starting workers", "count", workers)
@@ -229,7 +233,7 @@ func (c *Controller[T]) reconcile(ctx context.Context, key cache.ObjectName) (re
 			c.event(key, "ReconcilePanic", fmt.Errorf("%v", r))
 		}
 	}()
-	cached, exists, _ := c.opts.Informer.GetIndexer().GetByKey(key)
+	cached, exists := c.cached.GetByName(key)
 	if !exists {
 		if c.opts.Deleted != nil {
 			return Result{}, c.opts.Deleted(ctx, key)
@@ -313,7 +317,16 @@ func (c *Controller[T]) event(key cache.ObjectName, reason string, err error) {
 	if c.opts.Recorder == nil {
 		return
 	}
-	if obj, ok, _ := c.opts.Informer.GetIndexer().GetByKey(key); ok {
+	if obj, ok := c.cached.GetByName(key); ok {
 		c.opts.Recorder.Event(obj, corev1.EventTypeWarning, reason, err.Error())
 	}
 }
+
+// named gives a handler a name, which ctrlgen's informer reports it under
+// in metrics.
+type named[T cache.Object] struct {
+	name string
+	clientcache.TypedResourceEventHandler[T]
+}
+
+func (n named[T]) Name() string { return n.name }

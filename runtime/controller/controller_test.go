@@ -84,7 +84,7 @@ func copyStatus(dst, src *corev1.ConfigMap) {
 
 func start(t *testing.T, s *server, mutate func(*controller.Options[*corev1.ConfigMap]), reconcile func(context.Context, *corev1.ConfigMap) (controller.Result, error)) *harness {
 	t.Helper()
-	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(), cache.SharedIndexInformerOptions[*corev1.ConfigMap]{})
+	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(), cache.SharedIndexInformerOptions{})
 	opts := options(s, inf, t.Name(), reconcile)
 	if mutate != nil {
 		mutate(&opts)
@@ -95,7 +95,7 @@ func start(t *testing.T, s *server, mutate func(*controller.Options[*corev1.Conf
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{t: t, s: s, inf: inf, c: c, cancel: cancel, done: make(chan error, 1)}
-	go inf.Run(ctx)
+	go inf.RunWithContext(ctx)
 	go func() { h.done <- c.Run(ctx, 2) }()
 	t.Cleanup(h.stop)
 	return h
@@ -146,7 +146,7 @@ func TestReconcileGetsADeepCopyAndStatusIsWrittenBackOnlyWhenChanged(t *testing.
 	// with nothing left to write.
 	eventually(t, "second reconcile", func() bool { return calls.Load() >= 2 })
 	rv := stored(s, "a").ResourceVersion
-	cached, _, _ := h.inf.GetIndexer().GetByKey(key("a"))
+	cached, _ := h.inf.FastIndexer().GetByName(key("a"))
 	if cached.Labels != nil {
 		t.Fatal("Reconcile's changes leaked into the cache")
 	}
@@ -333,8 +333,8 @@ func TestWatchOwnedEnqueuesTheControllingOwner(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go ownerInf.Run(ctx)
-	go ownedInf.Run(ctx)
+	go ownerInf.RunWithContext(ctx)
+	go ownedInf.RunWithContext(ctx)
 	go func() { defer close(done); c.Run(ctx, 1) }()
 	t.Cleanup(func() { cancel(); <-done })
 	eventually(t, "initial reconciles", func() bool { return count("first") >= 1 && count("second") >= 1 })

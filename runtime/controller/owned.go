@@ -5,6 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientcache "k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 )
@@ -22,14 +23,14 @@ type Owner struct {
 // of every object of informer, as kube-controller-manager's Deployment
 // controller does for its ReplicaSets. When an update moves an object to
 // another owner, both owners are reconciled. Call it before Run.
-func WatchOwned[O cache.Object, T cache.Object](c *Controller[T], informer cache.SharedIndexInformer[O], owner Owner) error {
+func WatchOwned[O cache.Object, T cache.Object](c *Controller[T], informer clientcache.TypedSharedIndexInformer[O], owner Owner) error {
 	enqueueOwner := func(obj O) {
 		if key, ok := owner.keyOf(obj); ok {
 			c.Enqueue(key)
 		}
 	}
-	reg, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs[O]{
-		AddFunc: func(obj O, _ bool) { enqueueOwner(obj) },
+	reg, err := informer.AddTypedEventHandler(named[O]{c.opts.Name, clientcache.TypedResourceEventHandlerFuncs[O]{
+		AddFunc: func(obj O) { enqueueOwner(obj) },
 		UpdateFunc: func(old, obj O) {
 			oldKey, oldOK := owner.keyOf(old)
 			newKey, newOK := owner.keyOf(obj)
@@ -40,8 +41,13 @@ func WatchOwned[O cache.Object, T cache.Object](c *Controller[T], informer cache
 				c.Enqueue(newKey)
 			}
 		},
-		DeleteFunc: func(obj O, _ bool) { enqueueOwner(obj) },
-	}, cache.HandlerOptions{Name: c.opts.Name})
+		DeleteFunc: func(d clientcache.DeletedObject[O]) {
+			var zero O
+			if d.OptionalObj != zero {
+				enqueueOwner(d.OptionalObj)
+			}
+		},
+	}})
 	if err != nil {
 		return fmt.Errorf("controller %s: watch owned objects: %w", c.opts.Name, err)
 	}

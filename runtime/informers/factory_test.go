@@ -11,40 +11,60 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	clientcache "k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 )
 
-// stubInformer counts Run calls and runs until its context is done.
+// stubInformer counts Run calls, runs until its context is done, and
+// syncs when told.
 type stubInformer struct {
-	cache.Informer
+	clientcache.SharedIndexInformer
 	runs    atomic.Int32
 	running chan struct{} // closed when Run starts
-	synced  atomic.Bool
+	synced  chan struct{}
 	resync  time.Duration
 }
 
 func newStub(resync time.Duration) *stubInformer {
-	return &stubInformer{running: make(chan struct{}), resync: resync}
+	return &stubInformer{running: make(chan struct{}), synced: make(chan struct{}), resync: resync}
 }
 
-func (s *stubInformer) Run(ctx context.Context) {
+func (s *stubInformer) RunWithContext(ctx context.Context) {
 	if s.runs.Add(1) == 1 {
 		close(s.running)
 	}
 	<-ctx.Done()
 }
 
-func (s *stubInformer) HasSynced() bool { return s.synced.Load() }
+func (s *stubInformer) HasSynced() bool {
+	select {
+	case <-s.synced:
+		return true
+	default:
+		return false
+	}
+}
+
+type done struct{ ch chan struct{} }
+
+func (d done) Name() string          { return "stub" }
+func (d done) Done() <-chan struct{} { return d.ch }
+
+func (s *stubInformer) HasSyncedChecker() clientcache.DoneChecker { return done{s.synced} }
 
 type client struct{}
 
+func stub(resync time.Duration) func(client, time.Duration) clientcache.SharedIndexInformer {
+	return func(client, time.Duration) clientcache.SharedIndexInformer { return newStub(resync) }
+}
+
 func TestInformerForSharesAndResyncs(t *testing.T) {
-	f := NewFactory(client{}, time.Minute, WithCustomResyncConfig(map[metav1.Object]time.Duration{&corev1.Secret{}: time.Hour}))
+	f := NewFactory(client{}, time.Minute)
+	f.SetCustomResync(map[metav1.Object]time.Duration{&corev1.Secret{}: time.Hour})
 	var built int
-	newStubFunc := func(_ client, resync time.Duration) cache.Informer { built++; return newStub(resync) }
+	newStubFunc := func(_ client, resync time.Duration) clientcache.SharedIndexInformer { built++; return newStub(resync) }
 	a := f.InformerFor(&corev1.ConfigMap{}, newStubFunc)
 	if b := f.InformerFor(&corev1.ConfigMap{}, newStubFunc); a != b || built != 1 {
 		t.Errorf("second InformerFor of the type built another informer")
@@ -55,22 +75,25 @@ func TestInformerForSharesAndResyncs(t *testing.T) {
 	if got := f.InformerFor(&corev1.Secret{}, newStubFunc).(*stubInformer).resync; got != time.Hour {
 		t.Errorf("custom resync %v, want 1h", got)
 	}
+	if n := len(f.Informers()); n != 2 {
+		t.Errorf("Informers() has %d, want 2", n)
+	}
 }
 
 func TestStartWaitShutdown(t *testing.T) {
 	f := NewFactory(client{}, 0)
-	cm := f.InformerFor(&corev1.ConfigMap{}, func(client, time.Duration) cache.Informer { return newStub(0) }).(*stubInformer)
+	cm := f.InformerFor(&corev1.ConfigMap{}, stub(0)).(*stubInformer)
 	ctx, cancel := context.WithCancel(context.Background())
 	f.StartWithContext(ctx)
 	f.StartWithContext(ctx) // no second Run
 	<-cm.running
 
 	// An informer asked for after Start runs at the next Start only.
-	secret := f.InformerFor(&corev1.Secret{}, func(client, time.Duration) cache.Informer { return newStub(0) }).(*stubInformer)
+	secret := f.InformerFor(&corev1.Secret{}, stub(0)).(*stubInformer)
 	if n := secret.runs.Load(); n != 0 {
 		t.Fatalf("informer added after Start ran %d times before Start", n)
 	}
-	cm.synced.Store(true)
+	close(cm.synced)
 	synced := f.WaitForCacheSync(ctx.Done())
 	if want := map[reflect.Type]bool{reflect.TypeOf(&corev1.ConfigMap{}): true}; !reflect.DeepEqual(synced, want) {
 		t.Errorf("WaitForCacheSync = %v, want %v", synced, want)
@@ -86,16 +109,16 @@ func TestStartWaitShutdown(t *testing.T) {
 		t.Errorf("WaitForCacheSyncWithContext = %+v", res)
 	}
 
-	done := make(chan struct{})
-	go func() { f.Shutdown(); close(done) }()
+	finished := make(chan struct{})
+	go func() { f.Shutdown(); close(finished) }()
 	cancel()
-	<-done
+	<-finished
 	if cm.runs.Load() != 1 || secret.runs.Load() != 1 {
 		t.Errorf("runs: %d, %d; want 1 each", cm.runs.Load(), secret.runs.Load())
 	}
 
 	// After Shutdown, Start starts nothing.
-	late := f.InformerFor(&corev1.Pod{}, func(client, time.Duration) cache.Informer { return newStub(0) }).(*stubInformer)
+	late := f.InformerFor(&corev1.Pod{}, stub(0)).(*stubInformer)
 	f.StartWithContext(context.Background())
 	f.Shutdown()
 	if late.runs.Load() != 0 {
@@ -103,19 +126,29 @@ func TestStartWaitShutdown(t *testing.T) {
 	}
 }
 
-func TestOptions(t *testing.T) {
-	tweak := func(o *metav1.ListOptions) { o.LabelSelector = "a=b" }
-	f := NewFactory(client{}, 0, WithNamespace("ns"), WithTweakListOptions(tweak))
-	if f.Namespace() != "ns" {
-		t.Errorf("Namespace() = %q", f.Namespace())
+func TestSetters(t *testing.T) {
+	f := NewFactory(client{}, 0)
+	if f.Namespace() != metav1.NamespaceAll || f.TweakListOptions() != nil || f.InformerName() != nil {
+		t.Error("a new factory is not for all namespaces, untweaked and unnamed")
+	}
+	f.SetNamespace("ns")
+	f.SetTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = "a=b" })
+	name, err := clientcache.NewInformerName(t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.SetInformerName(name)
+	if f.Namespace() != "ns" || f.InformerName() != name {
+		t.Errorf("Namespace() = %q, InformerName() = %v", f.Namespace(), f.InformerName())
 	}
 	var o metav1.ListOptions
 	f.TweakListOptions()(&o)
 	if o.LabelSelector != "a=b" {
 		t.Errorf("TweakListOptions did not apply")
 	}
-	if NewFactory(client{}, 0).Namespace() != metav1.NamespaceAll {
-		t.Error("default namespace is not all")
+	f.Shutdown()
+	if _, err := clientcache.NewInformerName(t.Name()); err != nil {
+		t.Errorf("Shutdown did not release the informer name: %v", err)
 	}
 }
 
@@ -131,7 +164,7 @@ func listWatch(items ...corev1.ConfigMap) *cache.ListWatch[*corev1.ConfigMap] {
 	}
 }
 
-func TestForAppliesTransform(t *testing.T) {
+func TestInformerForAppliesTransform(t *testing.T) {
 	var calls sync.Map
 	transform := func(obj any) (any, error) {
 		cm := obj.(*corev1.ConfigMap)
@@ -145,28 +178,25 @@ func TestForAppliesTransform(t *testing.T) {
 		cm.ManagedFields = nil
 		return cm, nil
 	}
-	var f SharedInformerFactory[client] = struct{ *Factory[client] }{NewFactory(client{}, 0, WithTransform(transform))}
+	f := NewFactory(client{}, 0)
+	f.SetTransform(transform)
 	managed := []metav1.ManagedFieldsEntry{{Manager: "m"}}
 	items := []corev1.ConfigMap{
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "ok", ManagedFields: managed}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "fails", ManagedFields: managed}},
 		{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "retypes", ManagedFields: managed}},
 	}
-	newInformer := func(_ client, resync time.Duration) cache.SharedIndexInformer[*corev1.ConfigMap] {
+	informer := f.InformerFor(&corev1.ConfigMap{}, func(_ client, resync time.Duration) clientcache.SharedIndexInformer {
 		return cache.NewSharedIndexInformer(listWatch(items...), resync, nil)
-	}
-	informer := For(f, newInformer)
-	if For(f, newInformer) != informer {
-		t.Fatal("For built a second informer for the type")
-	}
+	})
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	defer func() { cancel(); f.Shutdown() }()
 	f.Start(ctx.Done())
-	if !cache.WaitForCacheSync(ctx, informer.HasSynced) {
-		t.Fatal("no sync")
+	if err := f.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+		t.Fatal(err)
 	}
 	for _, name := range []string{"ok", "fails", "retypes"} {
-		obj, ok, _ := informer.GetIndexer().GetByKey(cache.NewObjectName("ns", name))
+		obj, ok, _ := informer.GetIndexer().GetByKey("ns/" + name)
 		if !ok {
 			t.Fatalf("%s not cached", name)
 		}
@@ -174,26 +204,8 @@ func TestForAppliesTransform(t *testing.T) {
 			t.Errorf("transform not called for %s", name)
 		}
 		// A failed transform caches the object as it came.
-		if wantManaged := name != "ok"; (obj.ManagedFields != nil) != wantManaged {
-			t.Errorf("%s: managedFields %v", name, obj.ManagedFields)
+		if wantManaged := name != "ok"; (obj.(*corev1.ConfigMap).ManagedFields != nil) != wantManaged {
+			t.Errorf("%s: managedFields %v", name, obj.(*corev1.ConfigMap).ManagedFields)
 		}
-	}
-}
-
-func TestGenericInformer(t *testing.T) {
-	informer := cache.NewSharedIndexInformer(listWatch(corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}}), 0, nil)
-	g := NewGenericInformer(informer, corev1.Resource("configmaps"))
-	if g.Informer() != cache.Informer(informer) {
-		t.Error("Informer() is not the informer")
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go informer.Run(ctx)
-	if !cache.WaitForCacheSync(ctx, informer.HasSynced) {
-		t.Fatal("no sync")
-	}
-	obj, err := g.Lister().ByNamespace("ns").Get("a")
-	if err != nil || obj.(runtime.Object).(*corev1.ConfigMap).Name != "a" {
-		t.Errorf("Get = %v, %v", obj, err)
 	}
 }

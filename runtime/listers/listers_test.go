@@ -8,8 +8,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientcache "k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 )
@@ -20,9 +20,22 @@ func cm(ns, name string, lbls map[string]string) *corev1.ConfigMap {
 	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: lbls}}
 }
 
-func indexer(t *testing.T, objs ...*corev1.ConfigMap) cache.Indexer[*corev1.ConfigMap] {
+// indexers are the kinds of client-go Indexer a lister may be given:
+// ctrlgen's, client-go's with the namespace index, and client-go's without
+// one.
+var indexers = map[string]func() clientcache.Indexer{
+	"ctrlgen": func() clientcache.Indexer { return cache.NewIndexer[*corev1.ConfigMap](nil) },
+	"client-go": func() clientcache.Indexer {
+		return clientcache.NewIndexer(clientcache.MetaNamespaceKeyFunc, clientcache.Indexers{clientcache.NamespaceIndex: clientcache.MetaNamespaceIndexFunc})
+	},
+	"client-go without namespace index": func() clientcache.Indexer {
+		return clientcache.NewIndexer(clientcache.MetaNamespaceKeyFunc, nil)
+	},
+}
+
+func indexer(t *testing.T, kind string, objs ...*corev1.ConfigMap) clientcache.Indexer {
 	t.Helper()
-	idx := cache.NewIndexer[*corev1.ConfigMap](nil)
+	idx := indexers[kind]()
 	for _, o := range objs {
 		if err := idx.Add(o); err != nil {
 			t.Fatal(err)
@@ -44,7 +57,13 @@ func keys[T interface {
 }
 
 func TestResourceIndexerList(t *testing.T) {
-	r := New(indexer(t,
+	for kind := range indexers {
+		t.Run(kind, func(t *testing.T) { testResourceIndexerList(t, kind) })
+	}
+}
+
+func testResourceIndexerList(t *testing.T, kind string) {
+	r := New[*corev1.ConfigMap](indexer(t, kind,
 		cm("a", "x", map[string]string{"app": "web"}),
 		cm("a", "y", map[string]string{"app": "db"}),
 		cm("b", "x", map[string]string{"app": "web"}),
@@ -61,6 +80,7 @@ func TestResourceIndexerList(t *testing.T) {
 		{NewNamespaced(r, "a"), labels.Everything(), []string{"a/x", "a/y"}},
 		{NewNamespaced(r, "a"), web, []string{"a/x"}},
 		{NewNamespaced(r, "c"), labels.Everything(), nil},
+		{r, labels.Nothing(), nil},
 	} {
 		got, err := tc.r.List(tc.sel)
 		if err != nil {
@@ -73,7 +93,13 @@ func TestResourceIndexerList(t *testing.T) {
 }
 
 func TestResourceIndexerGet(t *testing.T) {
-	r := New(indexer(t, cm("a", "x", nil), cm("", "cluster", nil)), configMaps)
+	for kind := range indexers {
+		t.Run(kind, func(t *testing.T) { testResourceIndexerGet(t, kind) })
+	}
+}
+
+func testResourceIndexerGet(t *testing.T, kind string) {
+	r := New[*corev1.ConfigMap](indexer(t, kind, cm("a", "x", nil), cm("", "cluster", nil)), configMaps)
 	if got, err := NewNamespaced(r, "a").Get("x"); err != nil || got.Name != "x" {
 		t.Errorf("Get(a/x) = %v, %v", got, err)
 	}
@@ -86,68 +112,5 @@ func TestResourceIndexerGet(t *testing.T) {
 	}
 	if d := err.(apierrors.APIStatus).Status().Details; d.Kind != "configmaps" || d.Name != "x" {
 		t.Errorf("NotFound details %+v", d)
-	}
-}
-
-// fakeInformer is the untyped part of an informer over fixed objects.
-type fakeInformer struct {
-	cache.Informer
-	objs []*corev1.ConfigMap
-}
-
-func (f fakeInformer) ListObjects() []runtime.Object {
-	out := make([]runtime.Object, len(f.objs))
-	for i, o := range f.objs {
-		out[i] = o
-	}
-	return out
-}
-
-func (f fakeInformer) GetObject(key cache.ObjectName) (runtime.Object, bool) {
-	for _, o := range f.objs {
-		if o.Namespace == key.Namespace && o.Name == key.Name {
-			return o, true
-		}
-	}
-	return nil, false
-}
-
-func TestGenericLister(t *testing.T) {
-	l := NewGenericLister(fakeInformer{objs: []*corev1.ConfigMap{
-		cm("a", "x", map[string]string{"app": "web"}),
-		cm("a", "y", nil),
-		cm("b", "x", map[string]string{"app": "web"}),
-	}}, configMaps)
-	toKeys := func(objs []runtime.Object, err error) []string {
-		if err != nil {
-			t.Fatal(err)
-		}
-		var cms []*corev1.ConfigMap
-		for _, o := range objs {
-			cms = append(cms, o.(*corev1.ConfigMap))
-		}
-		return keys(cms)
-	}
-	web := labels.SelectorFromSet(labels.Set{"app": "web"})
-	if got := toKeys(l.List(labels.Everything())); !slices.Equal(got, []string{"a/x", "a/y", "b/x"}) {
-		t.Errorf("List = %v", got)
-	}
-	if got := toKeys(l.List(web)); !slices.Equal(got, []string{"a/x", "b/x"}) {
-		t.Errorf("List(app=web) = %v", got)
-	}
-	if got := toKeys(l.ByNamespace("a").List(labels.Everything())); !slices.Equal(got, []string{"a/x", "a/y"}) {
-		t.Errorf("ByNamespace(a).List = %v", got)
-	}
-	if got := toKeys(l.ByNamespace("b").List(web)); !slices.Equal(got, []string{"b/x"}) {
-		t.Errorf("ByNamespace(b).List(app=web) = %v", got)
-	}
-	if o, err := l.Get("a/y"); err != nil || o.(*corev1.ConfigMap).Name != "y" {
-		t.Errorf(`Get("a/y") = %v, %v`, o, err)
-	}
-	if o, err := l.ByNamespace("b").Get("x"); err != nil || o.(*corev1.ConfigMap).Namespace != "b" {
-		t.Errorf(`ByNamespace(b).Get("x") = %v, %v`, o, err)
-	}
-	if _, err := l.ByNamespace("b").Get("y"); !apierrors.IsNotFound(err) {
-		t.Errorf(`ByNamespace(b).Get("y"): %v, want NotFound`, err)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -21,6 +23,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	clientcache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/klog/v2"
@@ -171,10 +174,19 @@ func (mc *Context) informers() []cache.Informer {
 	mc.lock.Unlock()
 	var out []cache.Informer
 	for _, f := range factories {
-		if src, ok := f.(interface{ Informers() []cache.Informer }); ok {
-			out = append(out, src.Informers()...)
+		src, ok := f.(interface {
+			Informers() []clientcache.SharedIndexInformer
+		})
+		if !ok {
+			continue
+		}
+		for _, inf := range src.Informers() {
+			if m, ok := inf.(cache.Informer); ok {
+				out = append(out, m)
+			}
 		}
 	}
+	slices.SortFunc(out, func(a, b cache.Informer) int { return strings.Compare(a.Description(), b.Description()) })
 	return out
 }
 

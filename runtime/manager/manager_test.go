@@ -18,6 +18,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientcache "k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/cache/cachetest"
@@ -63,17 +64,17 @@ func TestFlagsOverrideDefaults(t *testing.T) {
 
 type fakeFactory struct {
 	started, shut atomic.Int32
-	informers     []cache.Informer
+	informers     []clientcache.SharedIndexInformer
 }
 
 func (f *fakeFactory) StartWithContext(ctx context.Context) {
 	f.started.Add(1)
 	for _, inf := range f.informers {
-		go inf.Run(ctx)
+		go inf.RunWithContext(ctx)
 	}
 }
-func (f *fakeFactory) Shutdown()                   { f.shut.Add(1) }
-func (f *fakeFactory) Informers() []cache.Informer { return f.informers }
+func (f *fakeFactory) Shutdown()                                    { f.shut.Add(1) }
+func (f *fakeFactory) Informers() []clientcache.SharedIndexInformer { return f.informers }
 
 type otherFactory struct{ fakeFactory }
 

@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientcache "k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/cache/cachetest"
@@ -21,18 +22,18 @@ func TestInformerCollectorReportsObjectsSyncAndHandlerBacklog(t *testing.T) {
 		s.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name}})
 	}
 	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(),
-		cache.SharedIndexInformerOptions[*corev1.ConfigMap]{ObjectDescription: "configmaps"})
+		cache.SharedIndexInformerOptions{ObjectDescription: "configmaps"})
 	gate := make(chan struct{})
-	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs[*corev1.ConfigMap]{
-		AddFunc: func(*corev1.ConfigMap, bool) { <-gate },
-	}, cache.HandlerOptions{Name: "slow"})
+	reg, _ := inf.AddTypedEventHandler(slowHandler{clientcache.TypedResourceEventHandlerFuncs[*corev1.ConfigMap]{
+		AddFunc: func(*corev1.ConfigMap) { <-gate },
+	}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { defer close(done); inf.Run(ctx) }()
+	go func() { defer close(done); inf.RunWithContext(ctx) }()
 	defer func() { close(gate); cancel(); <-done }()
 	cache.WaitForCacheSync(ctx, inf.HasSynced)
 	// The first add is held in the handler; the backlog counts its batch.
-	if !cache.WaitForCacheSync(ctx, func() bool { return reg.Backlog() == 3 }) {
+	if !cache.WaitForCacheSync(ctx, func() bool { return reg.(cache.Registration).Backlog() == 3 }) {
 		t.Fatal("backlog never reached 3")
 	}
 
@@ -52,3 +53,10 @@ informer_synced{informer="configmaps"} 1
 		t.Fatal(err)
 	}
 }
+
+// slowHandler names itself "slow" for the backlog metric.
+type slowHandler struct {
+	clientcache.TypedResourceEventHandler[*corev1.ConfigMap]
+}
+
+func (slowHandler) Name() string { return "slow" }
