@@ -98,7 +98,7 @@ func cacheMatches(idx cache.Indexer[*corev1.ConfigMap], want map[cache.ObjectNam
 	return true
 }
 
-func TestReflectorListsInPagesFromWatchCacheThenWatchesFromListVersion(t *testing.T) {
+func TestReflectorListsFromWatchCacheThenWatchesFromListVersion(t *testing.T) {
 	s := newServer()
 	for i := range 7 {
 		create(s, cm("ns", "o"+itoa(i), ""))
@@ -107,9 +107,10 @@ func TestReflectorListsInPagesFromWatchCacheThenWatchesFromListVersion(t *testin
 	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
 	eventually(t, "cache", h.inSync)
 
+	// The watch cache ignores the limit of a list at "0": one call.
 	lists, watches := s.Calls()
-	if len(lists) != 3 || lists[0].ResourceVersion != "0" || lists[0].Limit != 3 || lists[1].Continue == "" || lists[2].Continue == "" {
-		t.Fatalf("list calls = %+v, want 3 pages starting at resourceVersion 0", lists)
+	if len(lists) != 1 || lists[0].ResourceVersion != "0" || lists[0].Limit != 3 {
+		t.Fatalf("list calls = %+v, want one at resourceVersion 0 with limit 3", lists)
 	}
 	w := watches[0]
 	if w.ResourceVersion != "7" || !w.AllowWatchBookmarks || w.TimeoutSeconds == nil || *w.TimeoutSeconds < 60 || *w.TimeoutSeconds >= 120 {
@@ -117,6 +118,24 @@ func TestReflectorListsInPagesFromWatchCacheThenWatchesFromListVersion(t *testin
 	}
 	create(s, cm("ns", "later", ""))
 	eventually(t, "watched create", h.inSync)
+}
+
+func TestReflectorListsInPagesWithoutWatchCache(t *testing.T) {
+	s := newServer()
+	s.DisableWatchCache()
+	for i := range 7 {
+		create(s, cm("ns", "o"+itoa(i), ""))
+	}
+	h := startReflector(t, s, cache.ReflectorOptions{PageSize: 3})
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	eventually(t, "cache", h.inSync)
+	lists, watches := s.Calls()
+	if len(lists) != 3 || lists[0].ResourceVersion != "0" || lists[0].Limit != 3 || lists[1].Continue == "" || lists[2].Continue == "" {
+		t.Fatalf("list calls = %+v, want 3 pages starting at resourceVersion 0", lists)
+	}
+	if watches[0].ResourceVersion != "7" {
+		t.Fatalf("watch from %q, want 7", watches[0].ResourceVersion)
+	}
 }
 
 func TestReflectorFallsBackToConsistentListWhenWatchCacheCannotServe(t *testing.T) {
@@ -139,6 +158,7 @@ func TestReflectorRestartsListWhenContinueTokenExpires(t *testing.T) {
 	for i := range 4 {
 		create(s, cm("ns", "o"+itoa(i), ""))
 	}
+	s.DisableWatchCache() // so that the list at "0" is paged
 	s.ExpireNextContinues(1)
 	h := startReflector(t, s, cache.ReflectorOptions{PageSize: 2})
 	eventually(t, "cache", h.inSync)
