@@ -62,6 +62,9 @@ type Reflector[T Object] struct {
 	// relistConsistent asks the next list to be a consistent read from etcd
 	// because the last one, from the watch cache, could not be served.
 	relistConsistent bool
+	// pagedAtZero records that a list at "0" came back in pages: the
+	// apiserver has no watch cache for the resource, so relists page too.
+	pagedAtZero bool
 }
 
 // NewReflector returns a Reflector that keeps store in step with lw.
@@ -135,7 +138,7 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 // least the last version seen; when either cannot be served, or a page's
 // continue token has expired, it falls back to a consistent list.
 func (r *Reflector[T]) list(ctx context.Context) error {
-	opts := metav1.ListOptions{ResourceVersion: r.relistResourceVersion(), Limit: r.opts.PageSize}
+	opts := r.listOptions()
 	var items []T
 	for {
 		page, err := r.lw.List(ctx, opts)
@@ -154,6 +157,9 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 			}
 			return fmt.Errorf("%s: list: %w", r.opts.Name, err)
 		}
+		if opts.ResourceVersion == "0" && page.Continue != "" {
+			r.pagedAtZero = true
+		}
 		if items == nil && page.Continue == "" {
 			items = page.Items
 		} else {
@@ -169,6 +175,30 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 		}
 		opts = metav1.ListOptions{Limit: r.opts.PageSize, Continue: page.Continue}
 	}
+}
+
+// listOptions are the options of a list's first page.
+//
+// A relist at the last version seen, X, must not be read as an exact read:
+// the apiserver reads X with a limit and no resourceVersionMatch as exactly
+// X, from etcd, which after a 410 is a state older than the watch cache's
+// window; the watch from it would get 410 again, and the cache would stay
+// stale as the reflector relisted in a loop. So, as client-go does, a relist
+// at X asks for no limit, which the watch cache serves with at least X. If
+// lists at "0" came back paged, there is no watch cache to spare etcd a
+// full read, so the relist keeps its pages and asks for NotOlderThan, which
+// servers without resourceVersionMatch ignore, reading X exactly and
+// replaying the watch from there.
+func (r *Reflector[T]) listOptions() metav1.ListOptions {
+	opts := metav1.ListOptions{ResourceVersion: r.relistResourceVersion(), Limit: r.opts.PageSize}
+	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		if r.pagedAtZero {
+			opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+		} else {
+			opts.Limit = 0
+		}
+	}
+	return opts
 }
 
 func (r *Reflector[T]) relistResourceVersion() string {
