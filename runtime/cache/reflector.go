@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // ReflectorStore is what a Reflector writes into: a DeltaFIFO in an informer.
@@ -46,6 +47,8 @@ type ReflectorOptions struct {
 	// WatchErrorHandler is called for every error that ends a list or a
 	// watch; default logs it.
 	WatchErrorHandler WatchErrorHandler
+	// Clock times backoff waits and watches; default the real clock.
+	Clock clock.Clock
 }
 
 // Reflector lists a resource, then watches it from the list's
@@ -81,6 +84,9 @@ func NewReflector[T Object](lw ListerWatcher[T], store ReflectorStore[T], opts R
 	if opts.WatchErrorHandler == nil {
 		opts.WatchErrorHandler = defaultWatchErrorHandler(opts.Name)
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
 	return &Reflector[T]{lw: lw, store: store, opts: opts}
 }
 
@@ -111,7 +117,7 @@ func (r *Reflector[T]) setLastRV(rv string) {
 
 // Run lists and watches until ctx is done.
 func (r *Reflector[T]) Run(ctx context.Context) {
-	b := newBackoff(r.opts.Backoff)
+	b := newBackoff(r.opts.Backoff, r.opts.Clock)
 	for ctx.Err() == nil {
 		if err := r.list(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -239,7 +245,7 @@ var errVeryShortWatch = errors.New("very short watch: the watch ended at once wi
 // the watch normally after it had lasted or delivered something.
 func (r *Reflector[T]) watchOnce(ctx context.Context) error {
 	timeout := int64(r.opts.MinWatchTimeout.Seconds() * (1 + rand.Float64()))
-	start := time.Now()
+	start := r.opts.Clock.Now()
 	w, err := r.lw.Watch(ctx, metav1.ListOptions{
 		ResourceVersion:     r.LastSyncResourceVersion(),
 		TimeoutSeconds:      &timeout,
@@ -256,7 +262,7 @@ func (r *Reflector[T]) watchOnce(ctx context.Context) error {
 			return nil
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				if events == 0 && time.Since(start) < time.Second {
+				if events == 0 && r.opts.Clock.Since(start) < time.Second {
 					return errVeryShortWatch
 				}
 				return nil
@@ -300,11 +306,12 @@ func isTooLargeResourceVersion(err error) bool {
 }
 
 type backoff struct {
-	cfg  BackoffConfig
-	next time.Duration
+	cfg   BackoffConfig
+	clock clock.Clock
+	next  time.Duration
 }
 
-func newBackoff(cfg BackoffConfig) *backoff { return &backoff{cfg: cfg} }
+func newBackoff(cfg BackoffConfig, c clock.Clock) *backoff { return &backoff{cfg: cfg, clock: c} }
 
 func (b *backoff) reset() { b.next = 0 }
 
@@ -319,12 +326,12 @@ func (b *backoff) wait(ctx context.Context) bool {
 	if b.cfg.Jitter > 0 {
 		d += time.Duration(rand.Float64() * b.cfg.Jitter * float64(d))
 	}
-	t := time.NewTimer(d)
+	t := b.clock.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
-	case <-t.C:
+	case <-t.C():
 		return true
 	}
 }
