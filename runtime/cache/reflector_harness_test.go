@@ -117,6 +117,8 @@ type bareReflector struct {
 	store  *mapStore
 	wake   wakeup
 	r      *cache.Reflector[*corev1.ConfigMap]
+	cancel context.CancelFunc
+	done   chan struct{} // closed when Run returns
 
 	mu   sync.Mutex
 	errs []error
@@ -139,14 +141,14 @@ func runReflector(t *testing.T, s *server, opts cache.ReflectorOptions) *bareRef
 	}
 	h.r = cache.NewReflector[*corev1.ConfigMap](pokingLW{lw: s.ListerWatcher(), wake: wake}, h.store, opts)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
+	h.cancel, h.done = cancel, make(chan struct{})
 	go func() {
-		defer close(done)
+		defer close(h.done)
 		h.r.Run(ctx)
 	}()
 	t.Cleanup(func() {
 		cancel()
-		<-done
+		<-h.done
 	})
 	return h
 }
