@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // ReflectorStore is what a Reflector writes into: a DeltaFIFO in an informer.
@@ -24,14 +25,20 @@ type ReflectorStore[T any] interface {
 }
 
 // BackoffConfig is the Reflector's retry backoff: exponential from Initial
-// to Max, each wait stretched by a random factor in [1, 1+Jitter).
+// to Max, each wait stretched by a random factor in [1, 1+Jitter). It
+// starts again from Initial after a successful list, and after ResetAfter
+// without a wait.
 type BackoffConfig struct {
 	Initial, Max time.Duration
 	Jitter       float64
+	// ResetAfter is how long the Reflector must go without backing off for
+	// its next failure to wait Initial again; default 2 minutes.
+	ResetAfter time.Duration
 }
 
-// DefaultBackoff is client-go's: 800ms doubling to 30s, jitter 1.
-var DefaultBackoff = BackoffConfig{Initial: 800 * time.Millisecond, Max: 30 * time.Second, Jitter: 1}
+// DefaultBackoff is client-go's: 800ms doubling to 30s, jitter 1, reset
+// after 2 healthy minutes.
+var DefaultBackoff = BackoffConfig{Initial: 800 * time.Millisecond, Max: 30 * time.Second, Jitter: 1, ResetAfter: 2 * time.Minute}
 
 // ReflectorOptions tune a Reflector; zero values take the defaults.
 type ReflectorOptions struct {
@@ -46,6 +53,8 @@ type ReflectorOptions struct {
 	// WatchErrorHandler is called for every error that ends a list or a
 	// watch; default logs it.
 	WatchErrorHandler WatchErrorHandler
+	// Clock times backoff waits and watches; default the real clock.
+	Clock clock.Clock
 }
 
 // Reflector lists a resource, then watches it from the list's
@@ -62,6 +71,9 @@ type Reflector[T Object] struct {
 	// relistConsistent asks the next list to be a consistent read from etcd
 	// because the last one, from the watch cache, could not be served.
 	relistConsistent bool
+	// pagedAtZero records that a list at "0" came back in pages: the
+	// apiserver has no watch cache for the resource, so relists page too.
+	pagedAtZero bool
 }
 
 // NewReflector returns a Reflector that keeps store in step with lw.
@@ -75,8 +87,17 @@ func NewReflector[T Object](lw ListerWatcher[T], store ReflectorStore[T], opts R
 	if opts.Backoff.Initial == 0 {
 		opts.Backoff = DefaultBackoff
 	}
+	if opts.Backoff.Max < opts.Backoff.Initial {
+		opts.Backoff.Max = opts.Backoff.Initial
+	}
+	if opts.Backoff.ResetAfter == 0 {
+		opts.Backoff.ResetAfter = DefaultBackoff.ResetAfter
+	}
 	if opts.WatchErrorHandler == nil {
 		opts.WatchErrorHandler = defaultWatchErrorHandler(opts.Name)
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
 	}
 	return &Reflector[T]{lw: lw, store: store, opts: opts}
 }
@@ -107,8 +128,15 @@ func (r *Reflector[T]) setLastRV(rv string) {
 }
 
 // Run lists and watches until ctx is done.
+//
+// Every failed list or watch backs off before the next try, and so does
+// every relist after a 410. The backoff starts again from its initial step
+// after a successful list (unless the watch before it expired at once),
+// after a watch that ends normally, and once ResetAfter has passed without
+// a wait.
 func (r *Reflector[T]) Run(ctx context.Context) {
-	b := newBackoff(r.opts.Backoff)
+	b := newBackoff(r.opts.Backoff, r.opts.Clock)
+	expiredAtOnce := false
 	for ctx.Err() == nil {
 		if err := r.list(ctx); err != nil {
 			if ctx.Err() != nil {
@@ -120,10 +148,16 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 			}
 			continue
 		}
-		r.watch(ctx, b)
-		// The watch returned for a 410: relist, but back off so that a
-		// server that keeps answering 410 is not hammered. The backoff was
-		// reset by the last healthy watch, so a first 410 waits briefly.
+		// A good list ends an outage: the next failure should not wait as
+		// long as the outage's last. But when the watch from the previous
+		// list expired at once, lists succeed while the reflector gets
+		// nowhere; then relists keep backing off, lest a server that keeps
+		// answering 410 be hammered with full lists.
+		if !expiredAtOnce {
+			b.reset()
+		}
+		expiredAtOnce = r.watch(ctx, b)
+		// The watch returned for a 410: relist, after a backoff step.
 		if ctx.Err() == nil && !b.wait(ctx) {
 			return
 		}
@@ -135,7 +169,7 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 // least the last version seen; when either cannot be served, or a page's
 // continue token has expired, it falls back to a consistent list.
 func (r *Reflector[T]) list(ctx context.Context) error {
-	opts := metav1.ListOptions{ResourceVersion: r.relistResourceVersion(), Limit: r.opts.PageSize}
+	opts := r.listOptions()
 	var items []T
 	for {
 		page, err := r.lw.List(ctx, opts)
@@ -154,6 +188,9 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 			}
 			return fmt.Errorf("%s: list: %w", r.opts.Name, err)
 		}
+		if opts.ResourceVersion == "0" && page.Continue != "" {
+			r.pagedAtZero = true
+		}
 		if items == nil && page.Continue == "" {
 			items = page.Items
 		} else {
@@ -171,6 +208,30 @@ func (r *Reflector[T]) list(ctx context.Context) error {
 	}
 }
 
+// listOptions are the options of a list's first page.
+//
+// A relist at the last version seen, X, must not be read as an exact read:
+// the apiserver reads X with a limit and no resourceVersionMatch as exactly
+// X, from etcd, which after a 410 is a state older than the watch cache's
+// window; the watch from it would get 410 again, and the cache would stay
+// stale as the reflector relisted in a loop. So, as client-go does, a relist
+// at X asks for no limit, which the watch cache serves with at least X. If
+// lists at "0" came back paged, there is no watch cache to spare etcd a
+// full read, so the relist keeps its pages and asks for NotOlderThan, which
+// servers without resourceVersionMatch ignore, reading X exactly and
+// replaying the watch from there.
+func (r *Reflector[T]) listOptions() metav1.ListOptions {
+	opts := metav1.ListOptions{ResourceVersion: r.relistResourceVersion(), Limit: r.opts.PageSize}
+	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		if r.pagedAtZero {
+			opts.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+		} else {
+			opts.Limit = 0
+		}
+	}
+	return opts
+}
+
 func (r *Reflector[T]) relistResourceVersion() string {
 	if r.relistConsistent {
 		return ""
@@ -182,12 +243,16 @@ func (r *Reflector[T]) relistResourceVersion() string {
 }
 
 // watch watches from the last resourceVersion until ctx is done or the
-// server says that version is gone; then the caller relists.
-func (r *Reflector[T]) watch(ctx context.Context, b *backoff) {
-	for ctx.Err() == nil {
-		err := r.watchOnce(ctx)
+// server says that version is gone; then the caller relists. Other
+// failures (connection refused, 429, internal errors, ...) back off and
+// watch again from the last version. It reports whether the version the
+// list returned was gone at once: the first watch expired before it
+// delivered anything.
+func (r *Reflector[T]) watch(ctx context.Context, b *backoff) (expiredAtOnce bool) {
+	for first := true; ctx.Err() == nil; first = false {
+		events, err := r.watchOnce(ctx)
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		if err == nil {
 			b.reset()
@@ -195,48 +260,49 @@ func (r *Reflector[T]) watch(ctx context.Context, b *backoff) {
 		}
 		r.opts.WatchErrorHandler(ctx, err)
 		if isExpired(err) {
-			return
+			return first && events == 0
 		}
 		if !b.wait(ctx) {
-			return
+			return false
 		}
 	}
+	return false
 }
 
 var errVeryShortWatch = errors.New("very short watch: the watch ended at once with no events")
 
-// watchOnce runs one watch to its end. It returns nil when the server ended
-// the watch normally after it had lasted or delivered something.
-func (r *Reflector[T]) watchOnce(ctx context.Context) error {
+// watchOnce runs one watch to its end, and returns how many events it
+// delivered. The error is nil when the server ended the watch normally
+// after it had lasted or delivered something.
+func (r *Reflector[T]) watchOnce(ctx context.Context) (events int, err error) {
 	timeout := int64(r.opts.MinWatchTimeout.Seconds() * (1 + rand.Float64()))
-	start := time.Now()
+	start := r.opts.Clock.Now()
 	w, err := r.lw.Watch(ctx, metav1.ListOptions{
 		ResourceVersion:     r.LastSyncResourceVersion(),
 		TimeoutSeconds:      &timeout,
 		AllowWatchBookmarks: true,
 	})
 	if err != nil {
-		return fmt.Errorf("%s: watch: %w", r.opts.Name, err)
+		return 0, fmt.Errorf("%s: watch: %w", r.opts.Name, err)
 	}
 	defer w.Stop()
-	events := 0
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return events, nil
 		case ev, ok := <-w.ResultChan():
 			if !ok {
-				if events == 0 && time.Since(start) < time.Second {
-					return errVeryShortWatch
+				if events == 0 && r.opts.Clock.Since(start) < time.Second {
+					return 0, errVeryShortWatch
 				}
-				return nil
+				return events, nil
 			}
 			if ev.Type == watch.Error {
-				return fmt.Errorf("%s: watch: %w", r.opts.Name, apierrors.FromObject(ev.Object))
+				return events, fmt.Errorf("%s: watch: %w", r.opts.Name, apierrors.FromObject(ev.Object))
 			}
 			obj, ok := ev.Object.(T)
 			if !ok {
-				return fmt.Errorf("%s: watch: unexpected %T in %s event", r.opts.Name, ev.Object, ev.Type)
+				return events, fmt.Errorf("%s: watch: unexpected %T in %s event", r.opts.Name, ev.Object, ev.Type)
 			}
 			events++
 			switch ev.Type {
@@ -251,7 +317,7 @@ func (r *Reflector[T]) watchOnce(ctx context.Context) error {
 				err = fmt.Errorf("unknown watch event type %q", ev.Type)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: watch: %w", r.opts.Name, err)
+				return events, fmt.Errorf("%s: watch: %w", r.opts.Name, err)
 			}
 			r.setLastRV(obj.GetResourceVersion())
 		}
@@ -270,16 +336,24 @@ func isTooLargeResourceVersion(err error) bool {
 }
 
 type backoff struct {
-	cfg  BackoffConfig
+	cfg   BackoffConfig
+	clock clock.Clock
+	// next is the last wait's step before jitter; 0 starts from Initial.
 	next time.Duration
+	// lastWait is when the last wait ended.
+	lastWait time.Time
 }
 
-func newBackoff(cfg BackoffConfig) *backoff { return &backoff{cfg: cfg} }
+func newBackoff(cfg BackoffConfig, c clock.Clock) *backoff { return &backoff{cfg: cfg, clock: c} }
 
 func (b *backoff) reset() { b.next = 0 }
 
-// wait sleeps for the next backoff step; false means ctx ended first.
+// wait sleeps for the next backoff step; false means ctx ended first. The
+// steps start again from Initial when no wait was needed for ResetAfter.
 func (b *backoff) wait(ctx context.Context) bool {
+	if b.next != 0 && b.clock.Since(b.lastWait) >= b.cfg.ResetAfter {
+		b.next = 0
+	}
 	if b.next == 0 {
 		b.next = b.cfg.Initial
 	} else if b.next = 2 * b.next; b.next > b.cfg.Max {
@@ -289,12 +363,13 @@ func (b *backoff) wait(ctx context.Context) bool {
 	if b.cfg.Jitter > 0 {
 		d += time.Duration(rand.Float64() * b.cfg.Jitter * float64(d))
 	}
-	t := time.NewTimer(d)
+	t := b.clock.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return false
-	case <-t.C:
+	case <-t.C():
+		b.lastWait = b.clock.Now()
 		return true
 	}
 }

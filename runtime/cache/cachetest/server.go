@@ -3,6 +3,13 @@
 // replay from any resourceVersion newer than the last compaction, checks
 // resourceVersions on update as the apiserver does, and lets a test close
 // or fail watches, compact the log, send bookmarks and take the server away.
+//
+// Lists follow the apiserver's resourceVersion semantics (see List), with a
+// watch cache in front of "etcd" as on a real apiserver: the watch cache
+// serves lists at "0" and "not older than" reads, and watches; etcd serves
+// consistent and exact reads and continue pages, from the change log, until
+// a compaction. The watch cache's history can be cut short of etcd's
+// (TrimWatchCache), or the watch cache turned off (DisableWatchCache).
 package cachetest
 
 import (
@@ -17,6 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
@@ -26,14 +34,22 @@ import (
 type Server[T cache.Object] struct {
 	resource schema.GroupResource
 
-	mu        sync.Mutex
-	rv        int64
-	uid       int64
-	objs      map[cache.ObjectName]T
+	mu   sync.Mutex
+	rv   int64
+	uid  int64
+	objs map[cache.ObjectName]T
+	// base is the state at compacted, and log every change after it: the
+	// state at any version from compacted on is base with the log replayed
+	// up to that version.
+	base      map[cache.ObjectName]T
 	log       []watch.Event
 	compacted int64
-	watchers  map[*watcher]struct{}
-	down      bool
+	// watchCacheFrom is the oldest version the watch cache can serve a
+	// watch from, when it is past compacted.
+	watchCacheFrom int64
+	noWatchCache   bool
+	watchers       map[*watcher]struct{}
+	down           bool
 
 	listErrs        []error
 	watchErrs       []error
@@ -46,7 +62,12 @@ type Server[T cache.Object] struct {
 
 // NewServer returns an empty server; resource names it in errors.
 func NewServer[T cache.Object](resource schema.GroupResource) *Server[T] {
-	return &Server[T]{resource: resource, objs: map[cache.ObjectName]T{}, watchers: map[*watcher]struct{}{}}
+	return &Server[T]{
+		resource: resource,
+		objs:     map[cache.ObjectName]T{},
+		base:     map[cache.ObjectName]T{},
+		watchers: map[*watcher]struct{}{},
+	}
 }
 
 // ErrRefused is what List and Watch return while the server is down.
@@ -159,12 +180,35 @@ func (s *Server[T]) State() map[cache.ObjectName]T {
 	return out
 }
 
-// Compact forgets the change log: watches from older versions get 410.
+// Compact forgets the change log, as etcd's compaction does: watches and
+// exact lists at older versions, and continue tokens from them, get 410.
 func (s *Server[T]) Compact() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.compacted = s.rv
+	s.base = make(map[cache.ObjectName]T, len(s.objs))
+	for k, v := range s.objs {
+		s.base[k] = v
+	}
 	s.log = nil
+}
+
+// TrimWatchCache drops the watch cache's history up to now, as a watch cache
+// does when its window fills: watches from older versions get 410, while
+// etcd, not compacted, still serves exact lists at them.
+func (s *Server[T]) TrimWatchCache() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watchCacheFrom = s.rv
+}
+
+// DisableWatchCache serves everything from etcd, as an apiserver run with
+// --watch-cache=false: lists at "0" honour the limit, and watches reach back
+// to the last compaction whatever TrimWatchCache did.
+func (s *Server[T]) DisableWatchCache() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noWatchCache = true
 }
 
 // CloseWatches ends every open watch, as a server-side timeout would.
@@ -248,7 +292,8 @@ func (s *Server[T]) FailNextWatches(errs ...error) {
 }
 
 // SetRV0Unservable makes lists at resourceVersion "0" fail with 410, as
-// when the watch cache cannot serve them.
+// when the watch cache cannot serve them. It has no effect once
+// DisableWatchCache is called.
 func (s *Server[T]) SetRV0Unservable(v bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -276,8 +321,22 @@ func (s *Server[T]) Calls() (lists, watches []metav1.ListOptions) {
 	return append([]metav1.ListOptions(nil), s.lists...), append([]metav1.ListOptions(nil), s.watches...)
 }
 
-// List serves a page. A continue token is "<list rv>/<offset>" into the
-// current state; it expires with a compaction past its version.
+// List serves a page with the apiserver's semantics for resourceVersion
+// (RV), resourceVersionMatch and limit:
+//
+//   - RV "": a consistent read of the latest state; limit is honoured.
+//   - RV "0" (match unset or NotOlderThan): any state, from the watch cache,
+//     which ignores limit; here the latest.
+//   - RV X with match NotOlderThan, or unset with no limit: a state at least
+//     as new as X, from the watch cache; here the latest. X newer than the
+//     server's version is "too large resource version".
+//   - RV X with match Exact, or unset with a limit (the legacy reading): the
+//     state at exactly X, from etcd: 410 Expired once X is compacted, "too
+//     large resource version" past the server's version.
+//
+// A continue token is "<list rv>/<offset>" into the state at that version;
+// it reads etcd at exactly that version, so it expires with a compaction
+// past it. Options the apiserver rejects are rejected alike.
 func (s *Server[T]) List(_ context.Context, opts metav1.ListOptions) (cache.ListPage[T], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -290,42 +349,145 @@ func (s *Server[T]) List(_ context.Context, opts metav1.ListOptions) (cache.List
 		s.listErrs = s.listErrs[1:]
 		return cache.ListPage[T]{}, err
 	}
-	if opts.ResourceVersion == "0" && s.rv0Unservable {
-		return cache.ListPage[T]{}, apierrors.NewResourceExpired("too old resource version: 0")
+	if err := validateListOptions(opts); err != nil {
+		return cache.ListPage[T]{}, err
 	}
-	start, listRV := 0, s.rv
+	limit := opts.Limit
 	if opts.Continue != "" {
 		var tokRV int64
-		if _, err := fmt.Sscanf(opts.Continue, "%d/%d", &tokRV, &start); err != nil {
-			return cache.ListPage[T]{}, apierrors.NewBadRequest("bad continue token")
+		var start int
+		if _, err := fmt.Sscanf(opts.Continue, "%d/%d", &tokRV, &start); err != nil || tokRV <= 0 || start < 0 {
+			return cache.ListPage[T]{}, apierrors.NewBadRequest("invalid continue token")
+		}
+		if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+			return cache.ListPage[T]{}, apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
 		}
 		if tokRV < s.compacted || s.expireContinues > 0 {
-			s.expireContinues--
-			return cache.ListPage[T]{}, apierrors.NewResourceExpired("continue token expired")
+			if s.expireContinues > 0 {
+				s.expireContinues--
+			}
+			return cache.ListPage[T]{}, apierrors.NewResourceExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
 		}
-		listRV = tokRV
+		if tokRV > s.rv {
+			return cache.ListPage[T]{}, apierrors.NewBadRequest("invalid continue token")
+		}
+		return s.pageLocked(tokRV, start, limit), nil
 	}
-	keys := make([]cache.ObjectName, 0, len(s.objs))
-	for k := range s.objs {
+	if opts.ResourceVersion == "" {
+		return s.pageLocked(s.rv, 0, limit), nil
+	}
+	rv, err := strconv.ParseInt(opts.ResourceVersion, 10, 64)
+	if err != nil || rv < 0 {
+		return cache.ListPage[T]{}, apierrors.NewBadRequest("invalid resource version: " + opts.ResourceVersion)
+	}
+	exact := opts.ResourceVersionMatch == metav1.ResourceVersionMatchExact ||
+		opts.ResourceVersionMatch == "" && limit > 0 && rv > 0
+	if exact {
+		if rv > s.rv {
+			return cache.ListPage[T]{}, tooLargeResourceVersion(rv, s.rv)
+		}
+		if rv < s.compacted {
+			return cache.ListPage[T]{}, apierrors.NewResourceExpired("The resourceVersion for the provided list is too old.")
+		}
+		return s.pageLocked(rv, 0, limit), nil
+	}
+	if rv == 0 && !s.noWatchCache {
+		if s.rv0Unservable {
+			return cache.ListPage[T]{}, apierrors.NewResourceExpired("too old resource version: 0")
+		}
+		limit = 0
+	}
+	if rv > s.rv {
+		return cache.ListPage[T]{}, tooLargeResourceVersion(rv, s.rv)
+	}
+	return s.pageLocked(s.rv, 0, limit), nil
+}
+
+// validateListOptions rejects what the apiserver's validation of list
+// options rejects, with the same 422 Invalid.
+func validateListOptions(opts metav1.ListOptions) error {
+	var errs field.ErrorList
+	path := field.NewPath("resourceVersionMatch")
+	if match := opts.ResourceVersionMatch; match != "" {
+		if opts.ResourceVersion == "" {
+			errs = append(errs, field.Forbidden(path, "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+		}
+		if opts.Continue != "" {
+			errs = append(errs, field.Forbidden(path, "resourceVersionMatch is forbidden when continue is provided"))
+		}
+		if match != metav1.ResourceVersionMatchExact && match != metav1.ResourceVersionMatchNotOlderThan {
+			errs = append(errs, field.NotSupported(path, match, []string{string(metav1.ResourceVersionMatchExact), string(metav1.ResourceVersionMatchNotOlderThan), ""}))
+		}
+		if match == metav1.ResourceVersionMatchExact && opts.ResourceVersion == "0" {
+			errs = append(errs, field.Forbidden(path, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
+}
+
+// tooLargeResourceVersion is the apiserver's error for a version it has not
+// reached: a timeout with a ResourceVersionTooLarge cause.
+func tooLargeResourceVersion(asked, current int64) error {
+	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", asked, current), 1)
+	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	return err
+}
+
+// pageLocked returns up to limit objects (all when limit is 0) from the
+// state at version at, from offset start in key order.
+func (s *Server[T]) pageLocked(at int64, start int, limit int64) cache.ListPage[T] {
+	objs := s.stateAtLocked(at)
+	keys := make([]cache.ObjectName, 0, len(objs))
+	for k := range objs {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
-	if start > len(keys) {
-		start = len(keys)
-	}
+	start = min(start, len(keys))
 	end := len(keys)
-	page := cache.ListPage[T]{ResourceVersion: strconv.FormatInt(listRV, 10)}
-	if opts.Limit > 0 && start+int(opts.Limit) < end {
-		end = start + int(opts.Limit)
-		page.Continue = fmt.Sprintf("%d/%d", listRV, end)
+	page := cache.ListPage[T]{ResourceVersion: strconv.FormatInt(at, 10)}
+	if limit > 0 && int64(end-start) > limit {
+		end = start + int(limit)
+		page.Continue = fmt.Sprintf("%d/%d", at, end)
 	}
 	for _, k := range keys[start:end] {
-		page.Items = append(page.Items, deepCopy(s.objs[k]))
+		page.Items = append(page.Items, deepCopy(objs[k]))
 	}
-	return page, nil
+	return page
+}
+
+// stateAtLocked returns the objects as they were at version at, which must
+// be between the last compaction and the current version. The result must
+// not be modified.
+func (s *Server[T]) stateAtLocked(at int64) map[cache.ObjectName]T {
+	if at == s.rv {
+		return s.objs
+	}
+	objs := make(map[cache.ObjectName]T, len(s.base))
+	for k, v := range s.base {
+		objs[k] = v
+	}
+	for _, ev := range s.log {
+		if rvOf(ev) > at {
+			break
+		}
+		obj := ev.Object.(T)
+		if ev.Type == watch.Deleted {
+			delete(objs, cache.MetaObjectName(obj))
+		} else {
+			objs[cache.MetaObjectName(obj)] = obj
+		}
+	}
+	return objs
 }
 
 // Watch replays the log after opts.ResourceVersion, then streams changes.
+// From "" or "0" it first sends the current objects as Added, as the
+// apiserver does. A version older than the server's history (the last
+// compaction, or the watch cache's window) gets a watch that delivers one
+// 410 Expired error event and ends, as from the apiserver.
 func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -338,18 +500,35 @@ func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Int
 		s.watchErrs = s.watchErrs[1:]
 		return nil, err
 	}
-	from, err := strconv.ParseInt(opts.ResourceVersion, 10, 64)
-	if err != nil {
-		return nil, apierrors.NewBadRequest("bad resourceVersion " + opts.ResourceVersion)
-	}
-	if from < s.compacted {
-		return nil, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, s.compacted))
+	var from int64
+	if opts.ResourceVersion != "" {
+		var err error
+		if from, err = strconv.ParseInt(opts.ResourceVersion, 10, 64); err != nil || from < 0 {
+			return nil, apierrors.NewBadRequest("invalid resource version: " + opts.ResourceVersion)
+		}
 	}
 	w := newWatcher(func(w *watcher) {
 		s.mu.Lock()
 		delete(s.watchers, w)
 		s.mu.Unlock()
 	})
+	if from == 0 {
+		for _, obj := range s.pageLocked(s.rv, 0, 0).Items {
+			w.send(watch.Event{Type: watch.Added, Object: obj})
+		}
+		s.watchers[w] = struct{}{}
+		return w, nil
+	}
+	oldest := s.compacted
+	if !s.noWatchCache {
+		oldest = max(oldest, s.watchCacheFrom)
+	}
+	if from < oldest {
+		status := apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, oldest)).Status()
+		w.send(watch.Event{Type: watch.Error, Object: &status})
+		w.close()
+		return w, nil
+	}
 	for _, ev := range s.log {
 		if rvOf(ev) > from {
 			w.send(ev)
