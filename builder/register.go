@@ -3,6 +3,7 @@ package builder
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 	"sort"
 
 	"github.com/ctrlgen/ctrlgen/loader"
@@ -55,8 +56,19 @@ func (b *builder) register(a *apiPackage, decls map[string]bool, hasRegister boo
 		Resource:           !decls["Resource"],
 		SchemeBuilder:      !decls["SchemeBuilder"] && !decls["localSchemeBuilder"] && !decls["AddToScheme"] && !decls["addKnownTypes"],
 	}
+	// register-gen registers every type whose underlying struct embeds
+	// TypeMeta, "type Gateway v1.Gateway" included; not aliases, which
+	// are registered where their type is declared.
 	for _, t := range a.types {
-		if st, ok := t.spec.Type.(*ast.StructType); ok && token.IsExported(t.spec.Name.Name) && embeds(st, "TypeMeta") {
+		if t.spec.Assign.IsValid() || !token.IsExported(t.spec.Name.Name) {
+			continue
+		}
+		fields, _, err := b.fields(a, t)
+		if err != nil {
+			b.errorf(b.prog.Fset.Position(t.spec.Name.Pos()), "%s: %v", t.spec.Name.Name, err)
+			continue
+		}
+		if slices.Contains(fields, field{name: "TypeMeta", embedded: true}) {
 			r.Types = append(r.Types, t.spec.Name.Name)
 		}
 	}
@@ -65,13 +77,4 @@ func (b *builder) register(a *apiPackage, decls map[string]bool, hasRegister boo
 		return nil
 	}
 	return r
-}
-
-func embeds(st *ast.StructType, name string) bool {
-	for _, f := range st.Fields.List {
-		if len(f.Names) == 0 && embeddedName(f.Type) == name {
-			return true
-		}
-	}
-	return false
 }
