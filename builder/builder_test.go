@@ -141,7 +141,10 @@ func TestBuild(t *testing.T) {
 	if got := verbs(mouse); !reflect.DeepEqual(got, []string{"get", "list", "watch"}) || !mouse.Lister || !mouse.Informer {
 		t.Errorf("readonly kind: verbs %v, lister %v, informer %v", got, mouse.Lister, mouse.Informer)
 	}
-	if mouse.Plural != "mice" || mouse.PluralGoName != "Mice" || mouse.Namespaced || mouse.HasStatus {
+	// As client-gen: a Status field means UpdateStatus (readonly leaves
+	// it out here), kubebuilder markers or not; the status subresource is
+	// the controller's business.
+	if mouse.Plural != "mice" || mouse.PluralGoName != "Mice" || mouse.Namespaced || !mouse.HasStatus || !mouse.NoStatusSubresource {
 		t.Errorf("kubebuilder resource: %+v", mouse)
 	}
 	if box.Plural != "gadget-boxes" || box.PluralGoName != "GadgetBoxes" || !box.Namespaced || !box.HasStatus {

@@ -46,9 +46,13 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	case res.Scope == "Cluster":
 		k.Namespaced = false
 	}
+	// client-gen gives UpdateStatus to every kind with a Status field but
+	// +genclient:noStatus, whatever the kubebuilder markers say; a
+	// kubebuilder kind without +kubebuilder:subresource:status has no
+	// status subresource, which only the controller needs to know.
+	k.HasStatus = hasField(fields, "Status") && !markers.NoStatus.Has(m)
 	kubebuilder := markers.ObjectRoot.Has(m) || markers.Resource.Has(m) || markers.StatusSubresource.Has(m)
-	k.HasStatus = hasField(fields, "Status") && !markers.NoStatus.Has(m) &&
-		(!kubebuilder || markers.StatusSubresource.Has(m))
+	k.NoStatusSubresource = kubebuilder && !markers.StatusSubresource.Has(m)
 	// lister-gen reads the verbs without +genclient:noVerbs, so client-go
 	// has listers for noVerbs kinds such as policy/v1 Eviction; so do we.
 	declared := b.declaredVerbs(m)

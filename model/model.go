@@ -148,7 +148,14 @@ type Kind struct {
 	// the resource a lister's NotFound error names, as lister-gen's do.
 	LowerCaseName string
 	Namespaced    bool
-	HasStatus     bool
+	// HasStatus is client-gen's rule: the kind has a Status field and no
+	// +genclient:noStatus.
+	HasStatus bool
+	// NoStatusSubresource is true for a kind with kubebuilder markers but
+	// not +kubebuilder:subresource:status: its CRD serves no status
+	// subresource, so its controller does not write status back (the
+	// typed client still has UpdateStatus, as client-gen's does).
+	NoStatusSubresource bool
 
 	// Client, Lister and Informer say which outputs the kind gets.
 	Client   bool

@@ -23,6 +23,8 @@ type CalendarsGetter interface {
 type CalendarInterface interface {
 	Create(ctx context.Context, calendar *batchv1.Calendar, opts metav1.CreateOptions) (*batchv1.Calendar, error)
 	Update(ctx context.Context, calendar *batchv1.Calendar, opts metav1.UpdateOptions) (*batchv1.Calendar, error)
+	// Add a +genclient:noStatus comment above the type to avoid generating UpdateStatus().
+	UpdateStatus(ctx context.Context, calendar *batchv1.Calendar, opts metav1.UpdateOptions) (*batchv1.Calendar, error)
 	Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error
 	DeleteCollection(ctx context.Context, opts metav1.DeleteOptions, listOpts metav1.ListOptions) error
 	Get(ctx context.Context, name string, opts metav1.GetOptions) (*batchv1.Calendar, error)
