@@ -58,8 +58,11 @@ type Group struct {
 	// GoName is the group's Go identifier: "+groupGoName=" or the first
 	// DNS label of the name, capitalised: "Crddemo"; "Core" for the core group.
 	GoName string
-	// PackageName is the lower-case package/dir name used in output paths:
-	// "crddemo"; "core" for the core group.
+	// PackageName is the directory the group's output packages are named
+	// after, as code-generator names them: the parent directory of its API
+	// packages ("crddemo" for .../apis/crddemo/v1, "apisx" for
+	// gateway-api's apisx/v1alpha1), whatever the group is called.
+	// client-gen and lister-gen use it in lower case, informer-gen as is.
 	PackageName string
 	// Versions sorted by kube-aware version priority (v1 > v1beta1 > v1alpha1), as client-gen.
 	Versions []*Version
@@ -88,10 +91,10 @@ type Version struct {
 	GroupVersionGoName string
 
 	// Import paths of this version's generated packages.
-	TypedClientPkg     string // <ClientsetPkg>/typed/<group pkg>/<version>
+	TypedClientPkg     string // <ClientsetPkg>/typed/<lower-case group dir>/<version>
 	TypedClientFakePkg string // <TypedClientPkg>/fake
-	ListerPkg          string // <ListersPkg>/<group pkg>/<version>
-	InformerGroupPkg   string // <InformersPkg>/<group pkg>
+	ListerPkg          string // <ListersPkg>/<lower-case group dir>/<version>
+	InformerGroupPkg   string // <InformersPkg>/<group dir>
 	InformerPkg        string // <InformerGroupPkg>/<version>
 
 	// PrefersProtobuf makes the typed clients send and accept protobuf
