@@ -41,21 +41,23 @@ func declared(p *loader.Package) map[string]bool {
 
 // register decides what zz_generated.register.go declares, as register-gen
 // would: for a package with +groupName (unless +k8s:register-gen=false)
-// and types that embed TypeMeta. Only what the package lacks is declared,
-// so a kubebuilder package (GroupVersion, SchemeBuilder and AddToScheme in
-// groupversion_info.go) gets the SchemeGroupVersion, Kind and Resource
-// that generated clients and listers use.
+// and types that embed TypeMeta. A package that declares none of it gets
+// register-gen's file. Only what the package lacks is declared, so a
+// kubebuilder package (GroupVersion, SchemeBuilder and AddToScheme in
+// groupversion_info.go) gets the GroupName, SchemeGroupVersion and
+// Resource that generated clients and listers use.
 func (b *builder) register(a *apiPackage, decls map[string]bool, hasRegister bool) *model.Register {
 	if on, set := markers.RegisterGen.Get(a.markers); hasRegister || set && !on {
 		return nil
 	}
 	r := &model.Register{
 		GroupName:          !decls["GroupName"],
+		GroupVersion:       !decls["GroupVersion"],
 		SchemeGroupVersion: !decls["SchemeGroupVersion"],
-		Kind:               !decls["Kind"],
 		Resource:           !decls["Resource"],
 		SchemeBuilder:      !decls["SchemeBuilder"] && !decls["localSchemeBuilder"] && !decls["AddToScheme"] && !decls["addKnownTypes"],
 	}
+	r.Install = r.SchemeBuilder && !decls["Install"]
 	// register-gen registers every type whose underlying struct embeds
 	// TypeMeta, "type Gateway v1.Gateway" included; not aliases, which
 	// are registered where their type is declared.
