@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,7 +44,7 @@ type Options struct {
 // Build returns the project the loaded packages describe, and warnings.
 // The error lists every marker problem, each with its file:line.
 func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagnostic, error) {
-	b := &builder{prog: prog, opts: opts, graph: typegraph.New(prog, prog.Fset), groups: map[string]*model.Group{}, versions: map[string]string{}}
+	b := &builder{prog: prog, opts: opts, graph: typegraph.New(prog, prog.Fset), groups: map[string]*model.Group{}, groupPkgs: map[string]string{}, versions: map[string]string{}}
 	p := &model.Project{
 		Module:      opts.Module,
 		OutputDir:   opts.OutputDir,
@@ -87,13 +88,15 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 }
 
 type builder struct {
-	prog     *loader.Program
-	opts     Options
-	graph    *typegraph.Graph
-	groups   map[string]*model.Group
-	versions map[string]string // "group/version" → package
-	errs     []error
-	warnings []markers.Diagnostic
+	prog   *loader.Program
+	opts   Options
+	graph  *typegraph.Graph
+	groups map[string]*model.Group
+	// groupPkgs are the first package read of each group, for messages.
+	groupPkgs map[string]string
+	versions  map[string]string // "group/version" → package
+	errs      []error
+	warnings  []markers.Diagnostic
 }
 
 func (b *builder) report(diags []markers.Diagnostic) {
@@ -248,9 +251,12 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 	v.TypesPkg = a.src.Path
 	v.TypesAlias = strings.ToLower(g.GoName + v.Name)
 	v.GroupVersionGoName = g.GoName + v.GoName
-	v.TypedClientPkg = p.ClientsetPkg + "/typed/" + g.PackageName + "/" + v.Name
+	// The paths of code-generator v0.37: client-gen and lister-gen lower
+	// the directory's case, informer-gen keeps it.
+	dir := strings.ToLower(g.PackageName)
+	v.TypedClientPkg = p.ClientsetPkg + "/typed/" + dir + "/" + v.Name
 	v.TypedClientFakePkg = v.TypedClientPkg + "/fake"
-	v.ListerPkg = p.ListersPkg + "/" + g.PackageName + "/" + v.Name
+	v.ListerPkg = p.ListersPkg + "/" + dir + "/" + v.Name
 	v.InformerGroupPkg = p.InformersPkg + "/" + g.PackageName
 	v.InformerPkg = v.InformerGroupPkg + "/" + v.Name
 	v.PrefersProtobuf = b.opts.PrefersProtobuf || servedAsProtobuf(a.src)
@@ -297,14 +303,35 @@ func (b *builder) group(a *apiPackage, name string) *model.Group {
 	} else {
 		goName = defaultGroupGoName(name)
 	}
+	dir := groupDir(a.src.Path)
 	g, ok := b.groups[name]
 	if !ok {
-		g = &model.Group{Name: name, GoName: goName, PackageName: packageName(name, goName, hasGoName)}
+		g = &model.Group{Name: name, GoName: goName, PackageName: dir}
 		b.groups[name] = g
-	} else if g.GoName != goName {
-		b.errorf(markers.GroupName.Pos(a.markers), "group %q has Go name %s here but %s in another version; give every version the same +groupGoName", name, goName, g.GoName)
+		b.groupPkgs[name] = a.src.Path
+		return g
+	}
+	pos := markers.GroupName.Pos(a.markers)
+	if g.GoName != goName {
+		b.errorf(pos, "group %q has Go name %s here but %s in another version; give every version the same +groupGoName", name, goName, g.GoName)
+	}
+	if g.PackageName != dir {
+		b.errorf(pos, "group %q is in a directory named %s here but %s in %s; client-gen, lister-gen and informer-gen name a group's output directories after its packages' parent directory, so put every version of a group in one directory",
+			name, dir, g.PackageName, b.groupPkgs[name])
 	}
 	return g
+}
+
+// groupDir is the name client-gen, lister-gen and informer-gen give a
+// group's output directories: the API package's parent directory, as
+// kube_codegen.sh passes it ("gateway-api/apisx/v1alpha1" → "apisx"),
+// whatever the group is called; "core" when there is none.
+func groupDir(pkgPath string) string {
+	parent := path.Dir(pkgPath)
+	if parent == "." || parent == "/" {
+		return "core"
+	}
+	return path.Base(parent)
 }
 
 // defaultGroupGoName is client-gen's: the first DNS label, capitalised;
@@ -319,21 +346,6 @@ func defaultGroupGoName(group string) string {
 		s.WriteString(upperFirst(word))
 	}
 	return s.String()
-}
-
-// packageName is the group's directory under the output packages: the
-// lower-cased +groupGoName when given, otherwise client-gen's
-// Group.PackageName (the first label; "internal.apiserver.k8s.io" →
-// "apiserverinternal").
-func packageName(group, goName string, explicit bool) string {
-	if explicit || group == "" {
-		return strings.ToLower(goName)
-	}
-	labels := strings.Split(group, ".")
-	if labels[0] == "internal" && len(labels) > 1 {
-		return strings.ReplaceAll(labels[1], "-", "") + "internal"
-	}
-	return strings.ToLower(goName)
 }
 
 // sortedGroups returns the groups with kinds, by name, their versions by
@@ -358,17 +370,20 @@ func (b *builder) sortedGroups() []*model.Group {
 	return out
 }
 
-// checkNames reports groups whose Go or package names collide.
+// checkNames reports groups whose Go names or output directories
+// collide. Directories are compared as client-gen's, in lower case.
 func (b *builder) checkNames(groups []*model.Group) {
-	goNames, pkgNames := map[string]string{}, map[string]string{}
+	goNames, dirs := map[string]*model.Group{}, map[string]*model.Group{}
 	for _, g := range groups {
 		if other, dup := goNames[g.GoName]; dup {
-			b.errs = append(b.errs, fmt.Errorf("groups %q and %q both have the Go name %s; set +groupGoName in one of them", other, g.Name, g.GoName))
+			b.errs = append(b.errs, fmt.Errorf("groups %q and %q both have the Go name %s; set +groupGoName in one of them", other.Name, g.Name, g.GoName))
 		}
-		if other, dup := pkgNames[g.PackageName]; dup {
-			b.errs = append(b.errs, fmt.Errorf("groups %q and %q would share the output directory %s; set +groupGoName in one of them", other, g.Name, g.PackageName))
+		dir := strings.ToLower(g.PackageName)
+		if other, dup := dirs[dir]; dup {
+			b.errs = append(b.errs, fmt.Errorf("groups %q (%s) and %q (%s) are in directories of the same name, which would share the output directories %s; client-gen, lister-gen and informer-gen name them after the API package's parent directory, so rename one directory",
+				other.Name, b.groupPkgs[other.Name], g.Name, b.groupPkgs[g.Name], dir))
 		}
-		goNames[g.GoName], pkgNames[g.PackageName] = g.Name, g.Name
+		goNames[g.GoName], dirs[dir] = g, g
 	}
 }
 

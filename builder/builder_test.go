@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/ctrlgen/ctrlgen/loader"
@@ -13,24 +14,35 @@ import (
 )
 
 func TestGroupNames(t *testing.T) {
-	for _, tc := range []struct {
-		group, goName string
-		explicit      bool
-		wantGo, pkg   string
-	}{
-		{"", "", false, "Core", "core"},
-		{"apps", "", false, "Apps", "apps"},
-		{"flowcontrol.apiserver.k8s.io", "", false, "Flowcontrol", "flowcontrol"},
-		{"my-widgets.example.com", "", false, "MyWidgets", "mywidgets"},
-		{"internal.apiserver.k8s.io", "", false, "Internal", "apiserverinternal"},
-		{"my-widgets.example.com", "Widgets", true, "Widgets", "widgets"},
+	for _, tc := range []struct{ group, wantGo string }{
+		{"", "Core"},
+		{"apps", "Apps"},
+		{"flowcontrol.apiserver.k8s.io", "Flowcontrol"},
+		{"my-widgets.example.com", "MyWidgets"},
+		{"internal.apiserver.k8s.io", "Internal"},
+		{"networking.x-k8s.io", "Networking"},
 	} {
-		goName := tc.goName
-		if !tc.explicit {
-			goName = defaultGroupGoName(tc.group)
+		if got := defaultGroupGoName(tc.group); got != tc.wantGo {
+			t.Errorf("%q: Go name %q, want %q", tc.group, got, tc.wantGo)
 		}
-		if pkg := packageName(tc.group, goName, tc.explicit); goName != tc.wantGo || pkg != tc.pkg {
-			t.Errorf("%q: Go name %q, package %q; want %q, %q", tc.group, goName, pkg, tc.wantGo, tc.pkg)
+	}
+}
+
+// TestGroupDir follows kube_codegen.sh, client-gen, lister-gen and
+// informer-gen: the output directory is the API package's parent
+// directory, whatever the group.
+func TestGroupDir(t *testing.T) {
+	for _, tc := range []struct{ pkg, want string }{
+		{"k8s.io/api/apps/v1", "apps"},
+		{"k8s.io/api/apiserverinternal/v1alpha1", "apiserverinternal"},
+		{"sigs.k8s.io/gateway-api/apis/v1", "apis"},
+		{"sigs.k8s.io/gateway-api/apisx/v1alpha1", "apisx"},
+		{"example.com/op/api/v1", "api"},
+		{"example.com/op/apis/networking.x-k8s.io/v1", "networking.x-k8s.io"},
+		{"v1", "core"},
+	} {
+		if got := groupDir(tc.pkg); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.pkg, got, tc.want)
 		}
 	}
 }
@@ -117,7 +129,7 @@ func TestBuild(t *testing.T) {
 		t.Errorf("versions in order %v, want %v", versions, want)
 	}
 	v := p.Groups[0].Versions[1]
-	if v.TypesAlias != "exv1" || v.GroupVersionGoName != "ExV1" || v.TypedClientPkg != "example.com/m/out/clientset/versioned/typed/ex/v1" {
+	if v.TypesAlias != "exv1" || v.GroupVersionGoName != "ExV1" || v.TypedClientPkg != "example.com/m/out/clientset/versioned/typed/apis/v1" {
 		t.Errorf("version names %+v", v)
 	}
 	byName := map[string]*model.Kind{}
@@ -141,7 +153,10 @@ func TestBuild(t *testing.T) {
 	if got := verbs(mouse); !reflect.DeepEqual(got, []string{"get", "list", "watch"}) || !mouse.Lister || !mouse.Informer {
 		t.Errorf("readonly kind: verbs %v, lister %v, informer %v", got, mouse.Lister, mouse.Informer)
 	}
-	if mouse.Plural != "mice" || mouse.PluralGoName != "Mice" || mouse.Namespaced || mouse.HasStatus {
+	// As client-gen: a Status field means UpdateStatus (readonly leaves
+	// it out here), kubebuilder markers or not; the status subresource is
+	// the controller's business.
+	if mouse.Plural != "mice" || mouse.PluralGoName != "Mice" || mouse.Namespaced || !mouse.HasStatus || !mouse.NoStatusSubresource {
 		t.Errorf("kubebuilder resource: %+v", mouse)
 	}
 	if box.Plural != "gadget-boxes" || box.PluralGoName != "GadgetBoxes" || !box.Namespaced || !box.HasStatus {
@@ -149,5 +164,40 @@ func TestBuild(t *testing.T) {
 	}
 	if len(verbs(box)) != 11 {
 		t.Errorf("box verbs %v", verbs(box))
+	}
+}
+
+// TestGroupDirConflicts: output directories are named after the API
+// packages' parent directories, so a group must keep to one, and two
+// groups must not have directories of the same name.
+func TestGroupDirConflicts(t *testing.T) {
+	kind := "package %s\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\n// +genclient\ntype Thing struct {\n\tmetav1.ObjectMeta\n}\n\ntype ThingList struct{ Items []Thing }\n"
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"one group in two directories", map[string]string{
+			"apis/things/v1/doc.go":       "// +groupName=things.example.com\npackage v1\n",
+			"apis/things/v1/types.go":     fmt.Sprintf(kind, "v1"),
+			"apis/stuff/v1beta1/doc.go":   "// +groupName=things.example.com\npackage v1beta1\n",
+			"apis/stuff/v1beta1/types.go": fmt.Sprintf(kind, "v1beta1"),
+		}, `apis/things/v1/doc.go:1: error: group "things.example.com" is in a directory named things here but stuff in example.com/m/apis/stuff/v1beta1`},
+		{"two groups in directories of one name", map[string]string{
+			"apis/v1/doc.go":         "// +groupName=a.example.com\npackage v1\n",
+			"apis/v1/types.go":       fmt.Sprintf(kind, "v1"),
+			"other/APIs/v1/doc.go":   "// +groupName=b.example.com\npackage v1\n",
+			"other/APIs/v1/types.go": fmt.Sprintf(kind, "v1"),
+		}, `groups "a.example.com" (example.com/m/apis/v1) and "b.example.com" (example.com/m/other/APIs/v1) are in directories of the same name, which would share the output directories apis`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.files["go.mod"] = "module example.com/m\n\ngo 1.26.0\n\nrequire k8s.io/apimachinery v0.37.2\n"
+			prog := load(t, dir, tc.files, "./...")
+			_, _, err := Build(prog, Options{OutputDir: filepath.Join(dir, "out"), OutputPkg: "example.com/m/out"})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v\nwant it to contain %q", err, tc.want)
+			}
+		})
 	}
 }

@@ -121,7 +121,7 @@ func (b *builder) listerFields(k *model.Kind) {
 // status decides how the controller writes status, from the kind's types.
 func (b *builder) status(p *model.Project, k *model.Kind) {
 	c := k.Controller
-	if !k.HasStatusVerb() {
+	if !k.HasStatusVerb() || k.NoStatusSubresource {
 		return
 	}
 	pos := c.Pos

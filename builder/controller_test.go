@@ -63,7 +63,9 @@ type Shadows struct {
 		kindSrc("Embeds1", "Embeds", "") +
 		kindSrc("Shadows1", "Shadows", "") +
 		kindSrc("NoStatus1", "Plain", "// +genclient:noStatus\n") +
-		kindSrc("Pointer1", "*Plain", "")
+		kindSrc("Pointer1", "*Plain", "") +
+		kindSrc("Kubebuilder1", "Plain", "// +kubebuilder:object:root=true\n") +
+		kindSrc("Subresource1", "Plain", "// +kubebuilder:object:root=true\n// +kubebuilder:subresource:status\n")
 	p, warnings, err := buildControllers(t, map[string]string{
 		"apis/v1/doc.go":   controllerDoc,
 		"apis/v1/types.go": src,
@@ -91,6 +93,9 @@ type Shadows struct {
 		{"Shadows1", true, false, true},
 		{"NoStatus1", false, false, false},
 		{"Pointer1", false, false, false},
+		// UpdateStatus, as client-gen's, but no status subresource to write to.
+		{"Kubebuilder1", false, false, false},
+		{"Subresource1", true, true, true},
 	} {
 		c := got[tc.kind]
 		if c == nil {

@@ -5,11 +5,13 @@ import (
 	"go/ast"
 	"go/token"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/markers"
 	"github.com/ctrlgen/ctrlgen/model"
 	"github.com/ctrlgen/ctrlgen/plural"
+	"github.com/ctrlgen/ctrlgen/typegraph"
 )
 
 // kind builds the Kind of a +genclient type, following client-gen,
@@ -19,8 +21,12 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	m := t.markers
 	name := t.spec.Name.Name
 	pos := b.prog.Fset.Position(t.spec.Name.Pos())
-	st, ok := t.spec.Type.(*ast.StructType)
-	if !ok {
+	fields, isStruct, err := b.fields(a, t)
+	switch {
+	case err != nil:
+		b.errorf(pos, "+genclient type %s: %v", name, err)
+		return nil
+	case !isStruct:
 		b.errorf(pos, "+genclient type %s is not a struct", name)
 		return nil
 	}
@@ -40,9 +46,13 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	case res.Scope == "Cluster":
 		k.Namespaced = false
 	}
+	// client-gen gives UpdateStatus to every kind with a Status field but
+	// +genclient:noStatus, whatever the kubebuilder markers say; a
+	// kubebuilder kind without +kubebuilder:subresource:status has no
+	// status subresource, which only the controller needs to know.
+	k.HasStatus = hasField(fields, "Status") && !markers.NoStatus.Has(m)
 	kubebuilder := markers.ObjectRoot.Has(m) || markers.Resource.Has(m) || markers.StatusSubresource.Has(m)
-	k.HasStatus = hasField(st, "Status") && !markers.NoStatus.Has(m) &&
-		(!kubebuilder || markers.StatusSubresource.Has(m))
+	k.NoStatusSubresource = kubebuilder && !markers.StatusSubresource.Has(m)
 	// lister-gen reads the verbs without +genclient:noVerbs, so client-go
 	// has listers for noVerbs kinds such as policy/v1 Eviction; so do we.
 	declared := b.declaredVerbs(m)
@@ -67,18 +77,52 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	return k
 }
 
-func hasField(st *ast.StructType, name string) bool {
-	for _, f := range st.Fields.List {
-		if len(f.Names) == 0 && embeddedName(f.Type) == name {
-			return true
-		}
-		for _, n := range f.Names {
-			if n.Name == name {
-				return true
+// field is a struct field as code-generator sees it: an embedded field
+// is named after its type.
+type field struct {
+	name     string
+	embedded bool
+}
+
+func hasField(fields []field, name string) bool {
+	return slices.ContainsFunc(fields, func(f field) bool { return f.name == name })
+}
+
+// fields returns the fields of t's underlying type and whether that is a
+// struct. A struct literal is read from the declaration; any other type
+// through the type graph, so that "type Gateway v1.Gateway" (how
+// gateway-api declares its v1beta1 kinds) has v1.Gateway's fields, as
+// code-generator's go/types view of it has. The graph is not asked about
+// struct literals: it would parse every package their fields come from.
+func (b *builder) fields(a *apiPackage, t *apiType) ([]field, bool, error) {
+	if st, ok := t.spec.Type.(*ast.StructType); ok && !t.spec.Assign.IsValid() {
+		var out []field
+		for _, f := range st.Fields.List {
+			if len(f.Names) == 0 {
+				out = append(out, field{name: embeddedName(f.Type), embedded: true})
+			}
+			for _, n := range f.Names {
+				out = append(out, field{name: n.Name})
 			}
 		}
+		return out, true, nil
 	}
-	return false
+	typ, err := b.graph.Named(a.src.Path, t.spec.Name.Name)
+	if err != nil {
+		return nil, false, err
+	}
+	if typ.Kind != typegraph.Struct {
+		return nil, false, nil
+	}
+	members, err := typ.Members()
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]field, len(members))
+	for i, m := range members {
+		out[i] = field{name: m.Name, embedded: m.Embedded}
+	}
+	return out, true, nil
 }
 
 func embeddedName(e ast.Expr) string {

@@ -3,6 +3,7 @@ package builder
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 	"sort"
 
 	"github.com/ctrlgen/ctrlgen/loader"
@@ -40,23 +41,36 @@ func declared(p *loader.Package) map[string]bool {
 
 // register decides what zz_generated.register.go declares, as register-gen
 // would: for a package with +groupName (unless +k8s:register-gen=false)
-// and types that embed TypeMeta. Only what the package lacks is declared,
-// so a kubebuilder package (GroupVersion, SchemeBuilder and AddToScheme in
-// groupversion_info.go) gets the SchemeGroupVersion, Kind and Resource
-// that generated clients and listers use.
+// and types that embed TypeMeta. A package that declares none of it gets
+// register-gen's file. Only what the package lacks is declared, so a
+// kubebuilder package (GroupVersion, SchemeBuilder and AddToScheme in
+// groupversion_info.go) gets the GroupName, SchemeGroupVersion and
+// Resource that generated clients and listers use.
 func (b *builder) register(a *apiPackage, decls map[string]bool, hasRegister bool) *model.Register {
 	if on, set := markers.RegisterGen.Get(a.markers); hasRegister || set && !on {
 		return nil
 	}
 	r := &model.Register{
 		GroupName:          !decls["GroupName"],
+		GroupVersion:       !decls["GroupVersion"],
 		SchemeGroupVersion: !decls["SchemeGroupVersion"],
-		Kind:               !decls["Kind"],
 		Resource:           !decls["Resource"],
 		SchemeBuilder:      !decls["SchemeBuilder"] && !decls["localSchemeBuilder"] && !decls["AddToScheme"] && !decls["addKnownTypes"],
 	}
+	r.Install = r.SchemeBuilder && !decls["Install"]
+	// register-gen registers every type whose underlying struct embeds
+	// TypeMeta, "type Gateway v1.Gateway" included; not aliases, which
+	// are registered where their type is declared.
 	for _, t := range a.types {
-		if st, ok := t.spec.Type.(*ast.StructType); ok && token.IsExported(t.spec.Name.Name) && embeds(st, "TypeMeta") {
+		if t.spec.Assign.IsValid() || !token.IsExported(t.spec.Name.Name) {
+			continue
+		}
+		fields, _, err := b.fields(a, t)
+		if err != nil {
+			b.errorf(b.prog.Fset.Position(t.spec.Name.Pos()), "%s: %v", t.spec.Name.Name, err)
+			continue
+		}
+		if slices.Contains(fields, field{name: "TypeMeta", embedded: true}) {
 			r.Types = append(r.Types, t.spec.Name.Name)
 		}
 	}
@@ -65,13 +79,4 @@ func (b *builder) register(a *apiPackage, decls map[string]bool, hasRegister boo
 		return nil
 	}
 	return r
-}
-
-func embeds(st *ast.StructType, name string) bool {
-	for _, f := range st.Fields.List {
-		if len(f.Names) == 0 && embeddedName(f.Type) == name {
-			return true
-		}
-	}
-	return false
 }

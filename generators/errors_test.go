@@ -88,7 +88,7 @@ func TestMarkerErrors(t *testing.T) {
 		{"owns without controller", marker, marker + "// +ctrlgen:controller:owns=apps/v1.Deployment\n",
 			"apis/shop/v1/types.go:8: error: +ctrlgen:controller:owns and +ctrlgen:controller:finalizer need +ctrlgen:controller"},
 		{"deepcopy value", marker, marker + "// +k8s:deepcopy-gen=yes\n",
-			"apis/shop/v1/types.go:6: error: +k8s:deepcopy-gen=yes: value must be true or false; expected +k8s:deepcopy-gen=true|false"},
+			`apis/shop/v1/types.go:6: error: +k8s:deepcopy-gen=yes: "yes" is not one of true, false; expected +k8s:deepcopy-gen=true|false`},
 		{"owned marker on a field", "	Status ", "	// +genclient:noStatus\n	Status ",
 			"apis/shop/v1/types.go:10: error: +genclient:noStatus applies to types, not fields; ignored here"},
 		{"uncopyable field", "	Status            string", "	Status            interface{}",

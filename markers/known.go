@@ -43,9 +43,9 @@ var (
 	GroupGoName = Define("groupGoName", TargetPackage, groupGoName, "+groupGoName=<GoName>",
 		"the group's Go name when its first DNS label is not a good one")
 
-	DeepCopyPackage = Define("k8s:deepcopy-gen", TargetPackage, deepCopyPackage, "+k8s:deepcopy-gen=package|false",
+	DeepCopyPackage = Define("k8s:deepcopy-gen", TargetPackage, deepCopyPackage, "+k8s:deepcopy-gen=package|false[,register[=true|false]]",
 		"deep-copy functions for every type of the package, or none")
-	DeepCopyType = Define("k8s:deepcopy-gen", TargetType, Bool, "+k8s:deepcopy-gen=true|false",
+	DeepCopyType = Define("k8s:deepcopy-gen", TargetType, deepCopyType, "+k8s:deepcopy-gen=true|false",
 		"deep-copy functions for this type, or not")
 	DeepCopyInterfaces = Define("k8s:deepcopy-gen:interfaces", TargetType, typeNames,
 		"+k8s:deepcopy-gen:interfaces=<pkg>.<Interface>[,...]",
@@ -249,30 +249,47 @@ func groupGoName(arg string) (string, error) {
 type DeepCopyPackageValue struct {
 	// Enabled is true for "package", false for "false".
 	Enabled bool
+	// Register is deepcopy-gen's ",register" parameter: true for a bare
+	// "register" or any value but "false". deepcopy-gen v0.37 parses it
+	// and then ignores it (it once made the package register its copy
+	// functions with a scheme, which apimachinery no longer has), and so
+	// does ctrlgen.
+	Register bool
 }
 
 func deepCopyPackage(arg string) (DeepCopyPackageValue, error) {
+	value, register, err := deepCopyValue(arg, []string{"package", "false"})
+	return DeepCopyPackageValue{Enabled: value == "package", Register: register}, err
+}
+
+func deepCopyType(arg string) (bool, error) {
+	value, _, err := deepCopyValue(arg, []string{"true", "false"})
+	return value == "true", err
+}
+
+// deepCopyValue parses "=<value>[,register[=<v>]]" as deepcopy-gen's
+// extractEnabledTag does: the value must be one of values; the only
+// parameter is register, bare or with a value, "false" turning it off.
+func deepCopyValue(arg string, values []string) (value string, register bool, err error) {
 	v, err := String(arg)
 	if err != nil {
-		return DeepCopyPackageValue{}, err
+		return "", false, err
 	}
-	value, params, _ := strings.Cut(v, ",")
-	if err := member(value, []string{"package", "false"}); err != nil {
-		return DeepCopyPackageValue{}, err
+	value, params, hasParams := strings.Cut(v, ",")
+	if err := member(value, values); err != nil {
+		return "", false, err
 	}
-	// deepcopy-gen accepts ",register=<bool>" and, since v0.16, ignores it.
-	if params != "" {
-		kvs, err := SplitArgs(params)
-		if err != nil {
-			return DeepCopyPackageValue{}, err
+	if !hasParams {
+		return value, false, nil
+	}
+	for _, p := range strings.Split(params, ",") {
+		key, val, hasVal := strings.Cut(p, "=")
+		if key != "register" {
+			return "", false, fmt.Errorf("unknown parameter %q (the only one is register, register=true or register=false)", p)
 		}
-		for _, kv := range kvs {
-			if kv.Key != "register" {
-				return DeepCopyPackageValue{}, fmt.Errorf("unknown argument %q (only register)", kv.Key)
-			}
-		}
+		register = !hasVal || val != "false"
 	}
-	return DeepCopyPackageValue{Enabled: value == "package"}, nil
+	return value, register, nil
 }
 
 // ResourceSpec is what ctrlgen reads of "+kubebuilder:resource".

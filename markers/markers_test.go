@@ -72,13 +72,18 @@ func TestCollectDiagnostics(t *testing.T) {
 		{"genclient", TargetPackage, "+genclient applies to types, not packages", false},
 		{"groupName=apps", TargetType, "+groupName applies to packages, not types; ignored here", true},
 		{"groupName=Apps", TargetPackage, "not a DNS subdomain", false},
-		{"k8s:deepcopy-gen=package", TargetType, "value must be true or false", false},
+		{"k8s:deepcopy-gen=package", TargetType, `"package" is not one of true, false`, false},
+		{"k8s:deepcopy-gen=package,regsiter", TargetPackage, `unknown parameter "regsiter" (the only one is register`, false},
+		{"k8s:deepcopy-gen=package,", TargetPackage, `unknown parameter ""`, false},
 		{"k8s:deepcopy-gen=true", TargetPackage, `"true" is not one of package, false`, false},
 		{"kubebuilder:resource:scope=Clustr", TargetType, "did you mean Cluster?", false},
 		{"kubebuilder:validation:Minimum=1", TargetType, "", false},
 		{"optional", TargetField, "", false},
 		{"groupName=", TargetPackage, "", false},
 		{"k8s:deepcopy-gen=package,register=true", TargetPackage, "", false},
+		{"k8s:deepcopy-gen=package,register", TargetPackage, "", false},
+		{"k8s:deepcopy-gen=package,register=false", TargetPackage, "", false},
+		{"k8s:deepcopy-gen=true,register", TargetType, "", false},
 		{"ctrlgen:controller:owns=v1.ConfigMap", TargetType, "", false},
 	} {
 		_, diags := All.Collect(lines(tc.line), tc.target)
@@ -94,6 +99,27 @@ func TestCollectDiagnostics(t *testing.T) {
 		}
 		if !strings.HasPrefix(diags[0].Error(), "types.go:1: ") {
 			t.Errorf("+%s: %q lacks file:line", tc.line, diags[0].Error())
+		}
+	}
+}
+
+// TestDeepCopyRegister follows deepcopy-gen's extractEnabledTag: a bare
+// "register" and any value but "false" turn the parameter on.
+func TestDeepCopyRegister(t *testing.T) {
+	for _, tc := range []struct {
+		line               string
+		enabled, registers bool
+	}{
+		{"k8s:deepcopy-gen=package", true, false},
+		{"k8s:deepcopy-gen=package,register", true, true},
+		{"k8s:deepcopy-gen=package,register=true", true, true},
+		{"k8s:deepcopy-gen=package,register=false", true, false},
+		{"k8s:deepcopy-gen=false", false, false},
+	} {
+		s, diags := All.Collect(lines(tc.line), TargetPackage)
+		v, ok := DeepCopyPackage.Get(s)
+		if len(diags) != 0 || !ok || v.Enabled != tc.enabled || v.Register != tc.registers {
+			t.Errorf("+%s: got %+v (%v), diagnostics %v; want enabled %v, register %v", tc.line, v, ok, diags, tc.enabled, tc.registers)
 		}
 	}
 }

@@ -34,7 +34,9 @@ type Controller struct {
 
 	// StatusWriteBack is true when the controller writes status back
 	// through the status subresource: the kind has a status, the
-	// updateStatus verb, and a Status field of a named struct type.
+	// updateStatus verb, a status subresource (for kubebuilder kinds,
+	// +kubebuilder:subresource:status) and a Status field of a named
+	// struct type.
 	StatusWriteBack bool
 	// StatusDeepCopyInto is true when the Status field's type has (or this
 	// run gives it) a DeepCopyInto method; otherwise the status is copied

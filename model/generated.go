@@ -6,12 +6,16 @@ import "github.com/ctrlgen/ctrlgen/typegraph"
 // register-gen identifiers the package does not declare itself.
 type Register struct {
 	GroupName          bool // const GroupName
-	SchemeGroupVersion bool // var SchemeGroupVersion
-	Kind               bool // func Kind(string) schema.GroupKind
+	GroupVersion       bool // var GroupVersion (a metav1.GroupVersion)
+	SchemeGroupVersion bool // var SchemeGroupVersion (a schema.GroupVersion)
 	Resource           bool // func Resource(string) schema.GroupResource
-	// SchemeBuilder covers SchemeBuilder, localSchemeBuilder, AddToScheme
-	// and addKnownTypes, which only make sense together.
+	// SchemeBuilder covers SchemeBuilder, localSchemeBuilder, AddToScheme,
+	// the init that registers addKnownTypes, and addKnownTypes, which
+	// only make sense together.
 	SchemeBuilder bool
+	// Install is register-gen's new name for AddToScheme, declared with
+	// SchemeBuilder unless the package has one.
+	Install bool
 	// Types are what addKnownTypes registers: the types that embed
 	// TypeMeta, sorted.
 	Types []string

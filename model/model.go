@@ -58,8 +58,11 @@ type Group struct {
 	// GoName is the group's Go identifier: "+groupGoName=" or the first
 	// DNS label of the name, capitalised: "Crddemo"; "Core" for the core group.
 	GoName string
-	// PackageName is the lower-case package/dir name used in output paths:
-	// "crddemo"; "core" for the core group.
+	// PackageName is the directory the group's output packages are named
+	// after, as code-generator names them: the parent directory of its API
+	// packages ("crddemo" for .../apis/crddemo/v1, "apisx" for
+	// gateway-api's apisx/v1alpha1), whatever the group is called.
+	// client-gen and lister-gen use it in lower case, informer-gen as is.
 	PackageName string
 	// Versions sorted by kube-aware version priority (v1 > v1beta1 > v1alpha1), as client-gen.
 	Versions []*Version
@@ -88,10 +91,10 @@ type Version struct {
 	GroupVersionGoName string
 
 	// Import paths of this version's generated packages.
-	TypedClientPkg     string // <ClientsetPkg>/typed/<group pkg>/<version>
+	TypedClientPkg     string // <ClientsetPkg>/typed/<lower-case group dir>/<version>
 	TypedClientFakePkg string // <TypedClientPkg>/fake
-	ListerPkg          string // <ListersPkg>/<group pkg>/<version>
-	InformerGroupPkg   string // <InformersPkg>/<group pkg>
+	ListerPkg          string // <ListersPkg>/<lower-case group dir>/<version>
+	InformerGroupPkg   string // <InformersPkg>/<group dir>
 	InformerPkg        string // <InformerGroupPkg>/<version>
 
 	// PrefersProtobuf makes the typed clients send and accept protobuf
@@ -148,7 +151,14 @@ type Kind struct {
 	// the resource a lister's NotFound error names, as lister-gen's do.
 	LowerCaseName string
 	Namespaced    bool
-	HasStatus     bool
+	// HasStatus is client-gen's rule: the kind has a Status field and no
+	// +genclient:noStatus.
+	HasStatus bool
+	// NoStatusSubresource is true for a kind with kubebuilder markers but
+	// not +kubebuilder:subresource:status: its CRD serves no status
+	// subresource, so its controller does not write status back (the
+	// typed client still has UpdateStatus, as client-gen's does).
+	NoStatusSubresource bool
 
 	// Client, Lister and Informer say which outputs the kind gets.
 	Client   bool

@@ -1,6 +1,8 @@
 // Package register writes zz_generated.register.go next to writable API
-// types: what register-gen writes, less whatever the package already
-// declares (model.Register says which).
+// types: what register-gen v0.37 writes (GroupName, GroupVersion,
+// SchemeGroupVersion, Resource, SchemeBuilder, AddToScheme, Install and
+// addKnownTypes), less whatever the package already declares
+// (model.Register says which).
 package register
 
 import (
@@ -43,43 +45,58 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	return files, nil
 }
 
+// tmpl is register-gen v0.37's template, comments and all, with each
+// part left out when the package declares it already.
 var tmpl = template.Must(template.New("register").Funcs(template.FuncMap{"imp": func(string, string) string { return "" }}).Parse(`
 {{- if .R.GroupName}}
-// GroupName is the name of this package's API group.
+// GroupName specifies the group name used to register the objects.
 const GroupName = {{printf "%q" .Group}}
 {{end}}
+{{- if .R.GroupVersion}}
+// GroupVersion specifies the group and the version used to register the objects.
+var GroupVersion = {{imp "k8s.io/apimachinery/pkg/apis/meta/v1" "metav1"}}.GroupVersion{Group: GroupName, Version: {{printf "%q" .Version}}}
+{{end}}
 {{- if .R.SchemeGroupVersion}}
-// SchemeGroupVersion is the group and version this package's types are registered under.
+// SchemeGroupVersion is group version used to register these objects
+//
+// Deprecated: use GroupVersion instead.
 var SchemeGroupVersion = {{imp "k8s.io/apimachinery/pkg/runtime/schema" "schema"}}.GroupVersion{Group: GroupName, Version: {{printf "%q" .Version}}}
 {{end}}
-{{- if .R.Kind}}
-// Kind takes an unqualified kind and returns a group-qualified GroupKind.
-func Kind(kind string) {{imp "k8s.io/apimachinery/pkg/runtime/schema" "schema"}}.GroupKind {
-	return SchemeGroupVersion.WithKind(kind).GroupKind()
-}
-{{end}}
 {{- if .R.Resource}}
-// Resource takes an unqualified resource and returns a group-qualified GroupResource.
+// Resource takes an unqualified resource and returns a Group qualified GroupResource
 func Resource(resource string) {{imp "k8s.io/apimachinery/pkg/runtime/schema" "schema"}}.GroupResource {
 	return SchemeGroupVersion.WithResource(resource).GroupResource()
 }
 {{end}}
 {{- if .R.SchemeBuilder}}
 var (
-	// SchemeBuilder collects the functions that add this package's types to a scheme.
-	SchemeBuilder      = {{imp "k8s.io/apimachinery/pkg/runtime" "runtime"}}.NewSchemeBuilder(addKnownTypes)
+	// localSchemeBuilder and AddToScheme will stay in k8s.io/kubernetes.
+	SchemeBuilder      {{imp "k8s.io/apimachinery/pkg/runtime" "runtime"}}.SchemeBuilder
 	localSchemeBuilder = &SchemeBuilder
-	// AddToScheme adds this package's types to a scheme.
+	{{- if .R.Install}}
+	// Deprecated: use Install instead
 	AddToScheme = localSchemeBuilder.AddToScheme
+	Install     = localSchemeBuilder.AddToScheme
+	{{- else}}
+	AddToScheme = localSchemeBuilder.AddToScheme
+	{{- end}}
 )
 
-// addKnownTypes adds this package's types to scheme.
+func init() {
+	// We only register manually written functions here. The registration of the
+	// generated functions takes place in the generated files. The separation
+	// makes the code compile even when the generated files are missing.
+	localSchemeBuilder.Register(addKnownTypes)
+}
+
+// Adds the list of known types to Scheme.
 func addKnownTypes(scheme *{{imp "k8s.io/apimachinery/pkg/runtime" "runtime"}}.Scheme) error {
 	scheme.AddKnownTypes(SchemeGroupVersion,
 {{- range .R.Types}}
 		&{{.}}{},
 {{- end}}
 	)
+	// AddToGroupVersion allows the serialization of client types like ListOptions.
 	{{imp "k8s.io/apimachinery/pkg/apis/meta/v1" "metav1"}}.AddToGroupVersion(scheme, SchemeGroupVersion)
 	return nil
 }

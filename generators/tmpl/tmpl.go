@@ -283,7 +283,16 @@ func (s *Set) newFile(importPath, fileName string) *gen.File {
 		s.err = err
 		return nil
 	}
-	return gen.NewFile(filepath.Join(dir, fileName), path.Base(importPath), importPath)
+	return gen.NewFile(filepath.Join(dir, fileName), packageClause(importPath), importPath)
+}
+
+// packageClause is the name of a generated package: its directory's, up
+// to the first dot, as informer-gen names a group's package after its
+// directory ("networking.x-k8s.io" → "networking"), less what a Go name
+// cannot hold.
+func packageClause(importPath string) string {
+	name, _, _ := strings.Cut(path.Base(importPath), ".")
+	return gen.DefaultAlias(name)
 }
 
 // AddFile renders the template called name with data into f, a file

@@ -163,9 +163,7 @@ func (in *CronJobStatus) DeepCopyInto(out *CronJobStatus) {
 	if in.Active != nil {
 		in, out := &in.Active, &out.Active
 		*out = make([]corev1.ObjectReference, len(*in))
-		for i := range *in {
-			(*in)[i].DeepCopyInto(&(*out)[i])
-		}
+		copy(*out, *in)
 	}
 	if in.LastScheduleTime != nil {
 		in, out := &in.LastScheduleTime, &out.LastScheduleTime

@@ -3,6 +3,7 @@
 package v1
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
@@ -187,9 +188,16 @@ func (in *OrderSpec) DeepCopyInto(out *OrderSpec) {
 	out.Checksum = in.Checksum
 	if in.Template != nil {
 		in, out := &in.Template, &out.Template
-		*out = (*in).DeepCopy()
+		*out = new(corev1.PodTemplateSpec)
+		(*in).DeepCopyInto(*out)
 	}
-	out.Resources = in.Resources.DeepCopy()
+	if in.Resources != nil {
+		in, out := &in.Resources, &out.Resources
+		*out = make(corev1.ResourceList, len(*in))
+		for key, val := range *in {
+			(*out)[key] = val.DeepCopy()
+		}
+	}
 	if in.Raw != nil {
 		in, out := &in.Raw, &out.Raw
 		*out = make([]byte, len(*in))

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
-	typedbatchv1 "example.com/kubebuilder/pkg/client/clientset/versioned/typed/batch/v1"
+	typedbatchv1 "example.com/kubebuilder/pkg/client/clientset/versioned/typed/api/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"

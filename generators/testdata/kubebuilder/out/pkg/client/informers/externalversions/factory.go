@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"example.com/kubebuilder/pkg/client/clientset/versioned"
-	"example.com/kubebuilder/pkg/client/informers/externalversions/batch"
+	"example.com/kubebuilder/pkg/client/informers/externalversions/api"
 	"example.com/kubebuilder/pkg/client/informers/externalversions/internalinterfaces"
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/informers"
@@ -125,9 +125,9 @@ type SharedInformerFactory interface {
 	// client.
 	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.Informer
 
-	Batch() batch.Interface
+	Batch() api.Interface
 }
 
-func (f *sharedInformerFactory) Batch() batch.Interface {
-	return batch.New(f, f.Namespace(), f.TweakListOptions())
+func (f *sharedInformerFactory) Batch() api.Interface {
+	return api.New(f, f.Namespace(), f.TweakListOptions())
 }

@@ -4,8 +4,8 @@ package fake
 
 import (
 	clientset "example.com/kubebuilder/pkg/client/clientset/versioned"
-	typedbatchv1 "example.com/kubebuilder/pkg/client/clientset/versioned/typed/batch/v1"
-	fakebatchv1 "example.com/kubebuilder/pkg/client/clientset/versioned/typed/batch/v1/fake"
+	typedbatchv1 "example.com/kubebuilder/pkg/client/clientset/versioned/typed/api/v1"
+	fakebatchv1 "example.com/kubebuilder/pkg/client/clientset/versioned/typed/api/v1/fake"
 	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
