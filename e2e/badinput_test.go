@@ -27,6 +27,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions"
+	crddemoinformers "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
@@ -122,7 +123,7 @@ func markReady(obj *crddemov1.Mydemo) {
 // testControllerOptions are the options the generated mydemo wiring uses,
 // with reconcile as the Reconcile: the status is written back after each
 // call, and observedGeneration set after a successful one.
-func testControllerOptions(name string, client versioned.Interface, informer cache.SharedIndexInformer[*crddemov1.Mydemo],
+func testControllerOptions(name string, client versioned.Interface, informer crddemoinformers.MydemoIndexInformer,
 	reconcile func(context.Context, *crddemov1.Mydemo) (controller.Result, error)) controller.Options[*crddemov1.Mydemo] {
 	return controller.Options[*crddemov1.Mydemo]{
 		Name:      name,
@@ -217,7 +218,7 @@ func TestBadInputReconcileErrorRetriedWithBackoff(t *testing.T) {
 	factory := externalversions.NewSharedInformerFactoryWithOptions(md, 0, externalversions.WithNamespace(ns))
 	defer factory.Shutdown()
 	var calls attempts
-	opts := testControllerOptions(name, md, factory.Crddemo().V1().Mydemos().Informer(),
+	opts := testControllerOptions(name, md, factory.Crddemo().V1().Mydemos().TypedInformer(),
 		func(_ context.Context, obj *crddemov1.Mydemo) (controller.Result, error) {
 			switch n := len(calls.get(obj.Name)) + 1; {
 			case obj.Name == "flaky" && n <= failures:
@@ -341,7 +342,7 @@ func TestBadInputReconcilePanicRecovered(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			opts := testControllerOptions(name, client, factory.Crddemo().V1().Mydemos().Informer(),
+			opts := testControllerOptions(name, client, factory.Crddemo().V1().Mydemos().TypedInformer(),
 				func(_ context.Context, obj *crddemov1.Mydemo) (controller.Result, error) {
 					if obj.Labels[bombLabel] == "true" {
 						n := calls.add(obj.Name, false)

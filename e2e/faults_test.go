@@ -19,6 +19,7 @@ import (
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
+	clientcache "k8s.io/client-go/tools/cache"
 )
 
 // observer records what an informer's handler and a controller saw, per
@@ -44,28 +45,37 @@ func newObserver() *observer {
 		reconciled: map[cache.ObjectName]string{}}
 }
 
-func (o *observer) handler() cache.ResourceEventHandler[*corev1.ConfigMap] {
-	set := func(obj *corev1.ConfigMap) {
+// handler is client-go's untyped handler, as existing controllers register
+// it: a delete whose final state is unknown comes as a
+// DeletedFinalStateUnknown holding the last known object.
+func (o *observer) handler() clientcache.ResourceEventHandler {
+	set := func(obj any) {
 		o.mu.Lock()
-		o.last[cache.MetaObjectName(obj)] = obj
+		cm := obj.(*corev1.ConfigMap)
+		o.last[cache.MetaObjectName(cm)] = cm
 		o.mu.Unlock()
 	}
-	return cache.ResourceEventHandlerFuncs[*corev1.ConfigMap]{
-		AddFunc:    func(obj *corev1.ConfigMap, _ bool) { set(obj) },
-		UpdateFunc: func(_, obj *corev1.ConfigMap) { set(obj) },
-		DeleteFunc: func(obj *corev1.ConfigMap, unknown bool) {
+	return clientcache.ResourceEventHandlerFuncs{
+		AddFunc:    set,
+		UpdateFunc: func(_, obj any) { set(obj) },
+		DeleteFunc: func(obj any) {
+			unknown := false
+			if tomb, ok := obj.(clientcache.DeletedFinalStateUnknown); ok {
+				obj, unknown = tomb.Obj, true
+			}
+			cm := obj.(*corev1.ConfigMap)
 			o.mu.Lock()
 			defer o.mu.Unlock()
-			key := cache.MetaObjectName(obj)
+			key := cache.MetaObjectName(cm)
 			o.last[key] = nil
-			o.deletes[key] = append(o.deletes[key], deleteEvent{obj, unknown})
+			o.deletes[key] = append(o.deletes[key], deleteEvent{cm, unknown})
 		},
 	}
 }
 
 // converged reports whether the informer's cache, the handler and the
 // controller all agree with the server.
-func (o *observer) converged(ctx context.Context, c kubernetes.Interface, ns string, idx cache.Indexer[*corev1.ConfigMap]) (bool, string) {
+func (o *observer) converged(ctx context.Context, c kubernetes.Interface, ns string, idx cache.FastIndexer[*corev1.ConfigMap]) (bool, string) {
 	list, err := c.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return false, err.Error()
@@ -77,7 +87,7 @@ func (o *observer) converged(ctx context.Context, c kubernetes.Interface, ns str
 		}
 	}
 	cached := 0
-	for _, key := range idx.ListKeys() {
+	for _, key := range idx.ListNames() {
 		if key.Name != "kube-root-ca.crt" {
 			cached++
 		}
@@ -88,7 +98,7 @@ func (o *observer) converged(ctx context.Context, c kubernetes.Interface, ns str
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for key, want := range server {
-		got, ok, _ := idx.GetByKey(key)
+		got, ok := idx.GetByName(key)
 		if !ok || got.ResourceVersion != want.ResourceVersion {
 			return false, fmt.Sprintf("cache has %s at a stale version", key)
 		}
@@ -140,11 +150,11 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 		},
 		WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return cms.Watch(ctx, o) },
 	}
-	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](lw, cache.SharedIndexInformerOptions[*corev1.ConfigMap]{
+	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](lw, cache.SharedIndexInformerOptions{
 		Reflector: cache.ReflectorOptions{Backoff: cache.BackoffConfig{Initial: 50 * time.Millisecond, Max: time.Second, Jitter: 0.5}},
 	})
 	obs := newObserver()
-	inf.SetWatchErrorHandler(func(_ context.Context, err error) {
+	inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *clientcache.Reflector, err error) {
 		obs.mu.Lock()
 		obs.watchErrs = append(obs.watchErrs, err)
 		obs.mu.Unlock()
@@ -168,7 +178,7 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go inf.Run(ctx)
+	go inf.RunWithContext(ctx)
 	ctrlDone := make(chan struct{})
 	go func() { defer close(ctrlDone); ctrl.Run(ctx, 4) }()
 	defer func() { cancel(); <-ctrlDone }()
@@ -184,7 +194,7 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 	}
 	converge := func(what string) {
 		t.Helper()
-		eventually(t, 60*time.Second, what, func() (bool, string) { return obs.converged(ctx, writer, ns, inf.GetIndexer()) })
+		eventually(t, 60*time.Second, what, func() (bool, string) { return obs.converged(ctx, writer, ns, inf.FastIndexer()) })
 	}
 	converge("initial sync")
 
@@ -258,7 +268,7 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 		victims := slices.Clone(live[:4])
 		lastKnown := map[string]string{}
 		for _, name := range victims {
-			cm, _, _ := inf.GetIndexer().GetByKey(cache.NewObjectName(ns, name))
+			cm, _ := inf.FastIndexer().GetByName(cache.NewObjectName(ns, name))
 			lastKnown[name] = cm.Data["v"]
 			if err := writer.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)

@@ -23,6 +23,11 @@ type SharedIndexInformerOptions struct {
 	ObjectDescription string
 	// Reflector tunes list and watch; the zero value takes the defaults.
 	Reflector ReflectorOptions
+	// Identifier names the informer for metrics, as client-go's option of
+	// the same name: when it is reserved, its name prefixes the
+	// description, so that the informers of two named factories are told
+	// apart.
+	Identifier clientcache.InformerNameAndResource
 }
 
 // NewSharedIndexInformer returns an informer over lw, as client-go's
@@ -39,6 +44,9 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 	if opts.ObjectDescription == "" {
 		var zero T
 		opts.ObjectDescription = reflect.TypeOf(zero).String()
+	}
+	if opts.Identifier.Reserved() {
+		opts.ObjectDescription = opts.Identifier.Name() + "/" + opts.ObjectDescription
 	}
 	if opts.Reflector.Name == "" {
 		opts.Reflector.Name = opts.ObjectDescription

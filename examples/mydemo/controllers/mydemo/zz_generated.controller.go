@@ -11,12 +11,12 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions"
 	listerscorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/core/v1"
 	listerscrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/crddemo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 )
 
@@ -52,7 +52,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	ctrl, err := controller.New(controller.Options[*crddemov1.Mydemo]{
 		Name:      ControllerName,
-		Informer:  informer.Informer(),
+		Informer:  informer.TypedInformer(),
 		DeepCopy:  (*crddemov1.Mydemo).DeepCopy,
 		Reconcile: c.Reconcile,
 		Deleted:   c.Deleted,
@@ -72,7 +72,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	c.ctrl = ctrl
 	owner := controller.Owner{GroupKind: schema.GroupKind{Group: "crddemo.k8s.io", Kind: "Mydemo"}, Namespaced: true}
-	if err := controller.WatchOwned(ctrl, configMapInformer.Informer(), owner); err != nil {
+	if err := controller.WatchOwned(ctrl, configMapInformer.TypedInformer(), owner); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -5,53 +5,71 @@ package externalversions
 import (
 	"fmt"
 
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GenericInformer is type of SharedIndexInformer which will locate and delegate to other
 // sharedInformers based on type
-type GenericInformer = informers.GenericInformer
+type GenericInformer interface {
+	Informer() cache.SharedIndexInformer
+	Lister() cache.GenericLister
+}
 
-// ForResource gives generic access to a shared informer of the matching type
+type genericInformer struct {
+	informer cache.SharedIndexInformer
+	resource schema.GroupResource
+}
+
+// Informer returns the SharedIndexInformer.
+func (f *genericInformer) Informer() cache.SharedIndexInformer {
+	return f.informer
+}
+
+// Lister returns the GenericLister.
+func (f *genericInformer) Lister() cache.GenericLister {
+	return cache.NewGenericLister(f.Informer().GetIndexer(), f.resource)
+}
+
+// ForResource gives generic access to a shared informer of the matching type.
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
 	// Group=, Version=v1
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "componentstatuses"}:
-		return informers.NewGenericInformer(f.Core().V1().ComponentStatuses().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ComponentStatuses().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "configmaps"}:
-		return informers.NewGenericInformer(f.Core().V1().ConfigMaps().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ConfigMaps().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "endpoints"}:
-		return informers.NewGenericInformer(f.Core().V1().Endpoints().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Endpoints().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "events"}:
-		return informers.NewGenericInformer(f.Core().V1().Events().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Events().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "limitranges"}:
-		return informers.NewGenericInformer(f.Core().V1().LimitRanges().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().LimitRanges().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "namespaces"}:
-		return informers.NewGenericInformer(f.Core().V1().Namespaces().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Namespaces().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "nodes"}:
-		return informers.NewGenericInformer(f.Core().V1().Nodes().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Nodes().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumes"}:
-		return informers.NewGenericInformer(f.Core().V1().PersistentVolumes().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().PersistentVolumes().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumeclaims"}:
-		return informers.NewGenericInformer(f.Core().V1().PersistentVolumeClaims().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().PersistentVolumeClaims().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "pods"}:
-		return informers.NewGenericInformer(f.Core().V1().Pods().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Pods().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "podtemplates"}:
-		return informers.NewGenericInformer(f.Core().V1().PodTemplates().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().PodTemplates().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "replicationcontrollers"}:
-		return informers.NewGenericInformer(f.Core().V1().ReplicationControllers().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ReplicationControllers().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "resourcequotas"}:
-		return informers.NewGenericInformer(f.Core().V1().ResourceQuotas().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ResourceQuotas().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "secrets"}:
-		return informers.NewGenericInformer(f.Core().V1().Secrets().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Secrets().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "services"}:
-		return informers.NewGenericInformer(f.Core().V1().Services().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Services().Informer()}, nil
 	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "serviceaccounts"}:
-		return informers.NewGenericInformer(f.Core().V1().ServiceAccounts().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ServiceAccounts().Informer()}, nil
 	// Group=crddemo.k8s.io, Version=v1
 	case schema.GroupVersionResource{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}:
-		return informers.NewGenericInformer(f.Crddemo().V1().Mydemos().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Crddemo().V1().Mydemos().Informer()}, nil
 	}
 
 	return nil, fmt.Errorf("no informer found for %v", resource)

@@ -27,7 +27,8 @@ import (
 	"example.com/demo/generated/clientset/versioned"
 	"example.com/demo/generated/clientset/versioned/fake"
 	"example.com/demo/generated/informers/externalversions"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
+	crddemoinformers "example.com/demo/generated/informers/externalversions/crddemo/v1"
+	"k8s.io/client-go/tools/cache"
 )
 
 // timeout bounds every wait; nothing here sleeps to synchronise.
@@ -43,13 +44,29 @@ func mydemo(ns, name string, lbls map[string]string) *crddemov1.Mydemo {
 // recorder collects handler notifications as strings.
 type recorder chan string
 
-func (r recorder) handler() cache.ResourceEventHandlerFuncs[*crddemov1.Mydemo] {
-	return cache.ResourceEventHandlerFuncs[*crddemov1.Mydemo]{
-		AddFunc: func(obj *crddemov1.Mydemo, _ bool) { r <- "add " + obj.Namespace + "/" + obj.Name },
+// handler is the typed handler informer-gen names for the kind.
+func (r recorder) handler() crddemoinformers.MydemoHandlerFuncs {
+	return crddemoinformers.MydemoHandlerFuncs{
+		AddFunc: func(obj *crddemov1.Mydemo) { r <- "add " + obj.Namespace + "/" + obj.Name },
 		UpdateFunc: func(_, obj *crddemov1.Mydemo) {
 			r <- fmt.Sprintf("update %s/%s replicas=%d", obj.Namespace, obj.Name, obj.Spec.Replicas)
 		},
-		DeleteFunc: func(obj *crddemov1.Mydemo, _ bool) { r <- "delete " + obj.Namespace + "/" + obj.Name },
+		DeleteFunc: func(obj crddemoinformers.DeletedMydemo) { r <- "delete " + obj.GetKey() },
+	}
+}
+
+// untyped is the same handler as client-go's untyped one, as existing
+// controllers register it.
+func (r recorder) untyped() cache.ResourceEventHandlerFuncs {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { r.handler().OnAdd(obj.(*crddemov1.Mydemo), false) },
+		UpdateFunc: func(old, obj any) {
+			r.handler().OnUpdate(old.(*crddemov1.Mydemo), obj.(*crddemov1.Mydemo))
+		},
+		DeleteFunc: func(obj any) {
+			key, _ := cache.DeletionHandlingMetaNamespaceKeyFunc(obj)
+			r <- "delete " + key
+		},
 	}
 }
 
@@ -85,13 +102,17 @@ func TestCreateUpdateDeleteReachLister(t *testing.T) {
 	client := fake.NewSimpleClientset(mydemo("ns", "seed", nil))
 	factory := externalversions.NewSharedInformerFactory(client, 0)
 	informer := factory.Crddemo().V1().Mydemos()
-	events := make(recorder, 100)
-	if _, err := informer.Informer().AddEventHandler(events.handler()); err != nil {
+	events, untyped := make(recorder, 100), make(recorder, 100)
+	if _, err := informer.TypedInformer().AddTypedEventHandler(events.handler()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := informer.Informer().AddEventHandler(untyped.untyped()); err != nil {
 		t.Fatal(err)
 	}
 	lister := informer.Lister()
 	ctx := start(t, factory)
 	events.expect(t, "add ns/seed")
+	untyped.expect(t, "add ns/seed")
 
 	mydemos := client.CrddemoV1().Mydemos("ns")
 	created, err := mydemos.Create(ctx, mydemo("ns", "a", nil), metav1.CreateOptions{})
@@ -99,6 +120,7 @@ func TestCreateUpdateDeleteReachLister(t *testing.T) {
 		t.Fatal(err)
 	}
 	events.expect(t, "add ns/a")
+	untyped.expect(t, "add ns/a")
 	if got, err := lister.Mydemos("ns").Get("a"); err != nil || got.Spec.Image != "nginx" {
 		t.Fatalf("lister Get after create: %v, %v", got, err)
 	}
@@ -108,6 +130,7 @@ func TestCreateUpdateDeleteReachLister(t *testing.T) {
 		t.Fatal(err)
 	}
 	events.expect(t, "update ns/a replicas=3")
+	untyped.expect(t, "update ns/a replicas=3")
 	if got, err := lister.Mydemos("ns").Get("a"); err != nil || got.Spec.Replicas != 3 {
 		t.Fatalf("lister Get after update: %v, %v", got, err)
 	}
@@ -120,6 +143,7 @@ func TestCreateUpdateDeleteReachLister(t *testing.T) {
 		t.Fatal(err)
 	}
 	events.expect(t, "delete ns/a")
+	untyped.expect(t, "delete ns/a")
 	_, err = lister.Mydemos("ns").Get("a")
 	if !apierrors.IsNotFound(err) {
 		t.Fatalf("lister Get after delete: %v, want NotFound", err)
@@ -143,8 +167,8 @@ func TestManyWrites(t *testing.T) {
 	informer := factory.Crddemo().V1().Mydemos()
 	const n = 500
 	added := make(chan struct{}, n)
-	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs[*crddemov1.Mydemo]{
-		AddFunc: func(*crddemov1.Mydemo, bool) { added <- struct{}{} },
+	if _, err := informer.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { added <- struct{}{} },
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +202,7 @@ func TestFactoryOptionsFilterInformers(t *testing.T) {
 	)
 	informer := factory.Crddemo().V1().Mydemos()
 	events := make(recorder, 100)
-	if _, err := informer.Informer().AddEventHandler(events.handler()); err != nil {
+	if _, err := informer.TypedInformer().AddTypedEventHandler(events.handler()); err != nil {
 		t.Fatal(err)
 	}
 	ctx := start(t, factory)
@@ -375,7 +399,7 @@ func TestClusterScopedAndGeneric(t *testing.T) {
 	if err != nil || obj.(*crddemov1.Tenant).Owner != "ops" {
 		t.Fatalf("generic Get: %v, %v", obj, err)
 	}
-	if generic.Informer() != cache.Informer(tenants.Informer()) {
+	if generic.Informer() != tenants.Informer() {
 		t.Error("ForResource and the typed accessor return different informers")
 	}
 }

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // LimitRangeLister helps list LimitRanges.
@@ -27,8 +27,8 @@ type limitRangeLister struct {
 }
 
 // NewLimitRangeLister returns a new LimitRangeLister.
-func NewLimitRangeLister(indexer cache.Indexer[*corev1.LimitRange]) LimitRangeLister {
-	return &limitRangeLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "limitrange"})}
+func NewLimitRangeLister(indexer cache.Indexer) LimitRangeLister {
+	return &limitRangeLister{listers.New[*corev1.LimitRange](indexer, schema.GroupResource{Group: "", Resource: "limitrange"})}
 }
 
 // LimitRanges returns an object that can list and get LimitRanges.

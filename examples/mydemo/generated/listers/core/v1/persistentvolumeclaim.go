@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PersistentVolumeClaimLister helps list PersistentVolumeClaims.
@@ -27,8 +27,8 @@ type persistentVolumeClaimLister struct {
 }
 
 // NewPersistentVolumeClaimLister returns a new PersistentVolumeClaimLister.
-func NewPersistentVolumeClaimLister(indexer cache.Indexer[*corev1.PersistentVolumeClaim]) PersistentVolumeClaimLister {
-	return &persistentVolumeClaimLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "persistentvolumeclaim"})}
+func NewPersistentVolumeClaimLister(indexer cache.Indexer) PersistentVolumeClaimLister {
+	return &persistentVolumeClaimLister{listers.New[*corev1.PersistentVolumeClaim](indexer, schema.GroupResource{Group: "", Resource: "persistentvolumeclaim"})}
 }
 
 // PersistentVolumeClaims returns an object that can list and get PersistentVolumeClaims.

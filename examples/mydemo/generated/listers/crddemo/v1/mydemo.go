@@ -4,10 +4,10 @@ package v1
 
 import (
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // MydemoLister helps list Mydemos.
@@ -27,8 +27,8 @@ type mydemoLister struct {
 }
 
 // NewMydemoLister returns a new MydemoLister.
-func NewMydemoLister(indexer cache.Indexer[*crddemov1.Mydemo]) MydemoLister {
-	return &mydemoLister{listers.New(indexer, schema.GroupResource{Group: "crddemo.k8s.io", Resource: "mydemo"})}
+func NewMydemoLister(indexer cache.Indexer) MydemoLister {
+	return &mydemoLister{listers.New[*crddemov1.Mydemo](indexer, schema.GroupResource{Group: "crddemo.k8s.io", Resource: "mydemo"})}
 }
 
 // Mydemos returns an object that can list and get Mydemos.

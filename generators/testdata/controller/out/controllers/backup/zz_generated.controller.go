@@ -11,12 +11,12 @@ import (
 	"example.com/controller/generated/informers/externalversions"
 	listerscorev1 "example.com/controller/generated/listers/core/v1"
 	listersopsv1 "example.com/controller/generated/listers/ops/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 )
 
@@ -56,7 +56,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	ctrl, err := controller.New(controller.Options[*opsv1.Backup]{
 		Name:      ControllerName,
-		Informer:  informer.Informer(),
+		Informer:  informer.TypedInformer(),
 		DeepCopy:  (*opsv1.Backup).DeepCopy,
 		Reconcile: c.Reconcile,
 		Get: func(ctx context.Context, key cache.ObjectName) (*opsv1.Backup, error) {
@@ -80,7 +80,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	c.ctrl = ctrl
 	owner := controller.Owner{GroupKind: schema.GroupKind{Group: "ops.example.com", Kind: "Backup"}, Namespaced: true}
-	if err := controller.WatchOwned(ctrl, configMapInformer.Informer(), owner); err != nil {
+	if err := controller.WatchOwned(ctrl, configMapInformer.TypedInformer(), owner); err != nil {
 		return nil, err
 	}
 	return c, nil

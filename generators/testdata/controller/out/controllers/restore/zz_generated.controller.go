@@ -10,10 +10,10 @@ import (
 	"example.com/controller/generated/clientset/versioned/scheme"
 	"example.com/controller/generated/informers/externalversions"
 	listersopsv1 "example.com/controller/generated/listers/ops/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 )
 
@@ -46,7 +46,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	ctrl, err := controller.New(controller.Options[*opsv1.Restore]{
 		Name:      ControllerName,
-		Informer:  informer.Informer(),
+		Informer:  informer.TypedInformer(),
 		DeepCopy:  (*opsv1.Restore).DeepCopy,
 		Reconcile: c.Reconcile,
 		Recorder:  recorder,
@@ -56,7 +56,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	c.ctrl = ctrl
 	owner := controller.Owner{GroupKind: schema.GroupKind{Group: "ops.example.com", Kind: "Restore"}, Namespaced: true}
-	if err := controller.WatchOwned(ctrl, informer.Informer(), owner); err != nil {
+	if err := controller.WatchOwned(ctrl, informer.TypedInformer(), owner); err != nil {
 		return nil, err
 	}
 	return c, nil

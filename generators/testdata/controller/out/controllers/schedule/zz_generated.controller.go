@@ -10,12 +10,12 @@ import (
 	"example.com/controller/generated/clientset/versioned/scheme"
 	"example.com/controller/generated/informers/externalversions"
 	listersopsv1 "example.com/controller/generated/listers/ops/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 )
 
@@ -51,7 +51,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	ctrl, err := controller.New(controller.Options[*opsv1.Schedule]{
 		Name:      ControllerName,
-		Informer:  informer.Informer(),
+		Informer:  informer.TypedInformer(),
 		DeepCopy:  (*opsv1.Schedule).DeepCopy,
 		Reconcile: c.Reconcile,
 		Deleted:   c.Deleted,
@@ -70,7 +70,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	c.ctrl = ctrl
 	owner := controller.Owner{GroupKind: schema.GroupKind{Group: "ops.example.com", Kind: "Schedule"}, Namespaced: false}
-	if err := controller.WatchOwned(ctrl, backupInformer.Informer(), owner); err != nil {
+	if err := controller.WatchOwned(ctrl, backupInformer.TypedInformer(), owner); err != nil {
 		return nil, err
 	}
 	return c, nil

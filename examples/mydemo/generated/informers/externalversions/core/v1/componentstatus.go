@@ -9,19 +9,48 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ComponentStatusInformer provides access to a shared informer and lister for
-// ComponentStatuses.
+// ComponentStatuses. Prefer using the type-safe variant (see [TypedComponentStatusInformer]).
 type ComponentStatusInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.ComponentStatus]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.ComponentStatusLister
 }
+
+// TypedComponentStatusInformer provides access to a shared informer and lister for
+// ComponentStatuses, including the type-safe TypedInformer variant.
+// It is a superset of ComponentStatusInformer.
+type TypedComponentStatusInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ComponentStatusIndexInformer
+	Lister() listerscorev1.ComponentStatusLister
+}
+
+// ComponentStatusIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ComponentStatusIndexInformer cache.TypedSharedIndexInformer[*corev1.ComponentStatus]
+
+// ComponentStatusHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ComponentStatus.
+type ComponentStatusHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.ComponentStatus]
+
+// ComponentStatusDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ComponentStatus.
+type ComponentStatusDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.ComponentStatus]
+
+// ComponentStatusFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ComponentStatus.
+type ComponentStatusFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.ComponentStatus]
+
+// ComponentStatusIndexers is a specialization of [cache.TypedIndexers] for ComponentStatus.
+type ComponentStatusIndexers = cache.TypedIndexers[*corev1.ComponentStatus]
+
+// DeletedComponentStatus is a specialization of [cache.DeletedObject] for ComponentStatus.
+type DeletedComponentStatus = cache.DeletedObject[*corev1.ComponentStatus]
 
 type componentStatusInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -31,49 +60,127 @@ type componentStatusInformer struct {
 // NewComponentStatusInformer constructs a new informer for ComponentStatus type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewComponentStatusInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ComponentStatus]) cache.SharedIndexInformer[*corev1.ComponentStatus] {
-	return NewFilteredComponentStatusInformer(client, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedComponentStatusInformer]).
+func NewComponentStatusInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewComponentStatusInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedComponentStatusInformer constructs a new informer for ComponentStatus type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedComponentStatusInformer(client versioned.Interface, resyncPeriod time.Duration, indexers ComponentStatusIndexers) ComponentStatusIndexInformer {
+	return NewTypedComponentStatusInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredComponentStatusInformer constructs a new informer for ComponentStatus type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredComponentStatusInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ComponentStatus], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.ComponentStatus] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.ComponentStatus](
-		&cache.ListWatch[*corev1.ComponentStatus]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.ComponentStatus], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredComponentStatusInformer]).
+func NewFilteredComponentStatusInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedComponentStatusInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredComponentStatusInformer constructs a new informer for ComponentStatus type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredComponentStatusInformer(client versioned.Interface, resyncPeriod time.Duration, indexers ComponentStatusIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ComponentStatusIndexInformer {
+	return NewTypedComponentStatusInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewComponentStatusInformerWithOptions constructs a new informer for ComponentStatus type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedComponentStatusInformerWithOptions]).
+func NewComponentStatusInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedComponentStatusInformerWithOptions(client, options)
+}
+
+// NewTypedComponentStatusInformerWithOptions constructs a new informer for ComponentStatus type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedComponentStatusInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) ComponentStatusIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "componentstatuses"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ComponentStatus](
+		&ctrlcache.ListWatch[*corev1.ComponentStatus]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ComponentStatus], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().ComponentStatuses().List(ctx, options)
+				list, err := client.CoreV1().ComponentStatuses().List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.ComponentStatus]{}, err
+					return ctrlcache.ListPage[*corev1.ComponentStatus]{}, err
 				}
-				return cache.ListPage[*corev1.ComponentStatus]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ComponentStatus]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().ComponentStatuses().Watch(ctx, options)
+				return client.CoreV1().ComponentStatuses().Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.ComponentStatus]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "componentstatuses.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *componentStatusInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.ComponentStatus] {
-	return NewFilteredComponentStatusInformer(client, resyncPeriod, nil, f.tweakListOptions)
+func (f *componentStatusInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedComponentStatusInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *componentStatusInformer) Informer() cache.SharedIndexInformer[*corev1.ComponentStatus] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *componentStatusInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *componentStatusInformer) TypedInformer() ComponentStatusIndexInformer {
+	return ToComponentStatusIndexInformer(f.factory.InformerFor(&corev1.ComponentStatus{}, f.defaultInformer))
 }
 
 func (f *componentStatusInformer) Lister() listerscorev1.ComponentStatusLister {
 	return listerscorev1.NewComponentStatusLister(f.Informer().GetIndexer())
+}
+
+// ToTypedComponentStatusInformer converts an untyped informer into a TypedComponentStatusInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ComponentStatus. If that is not the case, calling type-safe methods of the returned
+// TypedComponentStatusInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedComponentStatusInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedComponentStatusInformer(informer ComponentStatusInformer) TypedComponentStatusInformer {
+	if informer, ok := informer.(TypedComponentStatusInformer); ok {
+		return informer
+	}
+	return &componentStatusTypedInformerAdapter{informer}
+}
+
+type componentStatusTypedInformerAdapter struct {
+	ComponentStatusInformer
+}
+
+func (a *componentStatusTypedInformerAdapter) TypedInformer() ComponentStatusIndexInformer {
+	return ToComponentStatusIndexInformer(a.Informer())
+}
+
+// ToComponentStatusIndexInformer converts an untyped informer into a ComponentStatusIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ComponentStatus. If that is not the case, calling type-safe methods of the returned
+// ComponentStatusIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ComponentStatusIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToComponentStatusIndexInformer(informer cache.SharedIndexInformer) ComponentStatusIndexInformer {
+	if informer, ok := informer.(ComponentStatusIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.ComponentStatus](informer)
 }

@@ -9,19 +9,48 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ConfigMapInformer provides access to a shared informer and lister for
-// ConfigMaps.
+// ConfigMaps. Prefer using the type-safe variant (see [TypedConfigMapInformer]).
 type ConfigMapInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.ConfigMap]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.ConfigMapLister
 }
+
+// TypedConfigMapInformer provides access to a shared informer and lister for
+// ConfigMaps, including the type-safe TypedInformer variant.
+// It is a superset of ConfigMapInformer.
+type TypedConfigMapInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ConfigMapIndexInformer
+	Lister() listerscorev1.ConfigMapLister
+}
+
+// ConfigMapIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ConfigMapIndexInformer cache.TypedSharedIndexInformer[*corev1.ConfigMap]
+
+// ConfigMapHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ConfigMap.
+type ConfigMapHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.ConfigMap]
+
+// ConfigMapDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ConfigMap.
+type ConfigMapDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.ConfigMap]
+
+// ConfigMapFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ConfigMap.
+type ConfigMapFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.ConfigMap]
+
+// ConfigMapIndexers is a specialization of [cache.TypedIndexers] for ConfigMap.
+type ConfigMapIndexers = cache.TypedIndexers[*corev1.ConfigMap]
+
+// DeletedConfigMap is a specialization of [cache.DeletedObject] for ConfigMap.
+type DeletedConfigMap = cache.DeletedObject[*corev1.ConfigMap]
 
 type configMapInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type configMapInformer struct {
 // NewConfigMapInformer constructs a new informer for ConfigMap type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewConfigMapInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ConfigMap]) cache.SharedIndexInformer[*corev1.ConfigMap] {
-	return NewFilteredConfigMapInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedConfigMapInformer]).
+func NewConfigMapInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewConfigMapInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedConfigMapInformer constructs a new informer for ConfigMap type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedConfigMapInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ConfigMapIndexers) ConfigMapIndexInformer {
+	return NewTypedConfigMapInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredConfigMapInformer constructs a new informer for ConfigMap type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredConfigMapInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ConfigMap], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.ConfigMap] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](
-		&cache.ListWatch[*corev1.ConfigMap]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.ConfigMap], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredConfigMapInformer]).
+func NewFilteredConfigMapInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedConfigMapInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredConfigMapInformer constructs a new informer for ConfigMap type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredConfigMapInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ConfigMapIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ConfigMapIndexInformer {
+	return NewTypedConfigMapInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewConfigMapInformerWithOptions constructs a new informer for ConfigMap type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedConfigMapInformerWithOptions]).
+func NewConfigMapInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedConfigMapInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedConfigMapInformerWithOptions constructs a new informer for ConfigMap type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedConfigMapInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ConfigMapIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "configmaps"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](
+		&ctrlcache.ListWatch[*corev1.ConfigMap]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ConfigMap], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().ConfigMaps(namespace).List(ctx, options)
+				list, err := client.CoreV1().ConfigMaps(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.ConfigMap]{}, err
+					return ctrlcache.ListPage[*corev1.ConfigMap]{}, err
 				}
-				return cache.ListPage[*corev1.ConfigMap]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ConfigMap]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().ConfigMaps(namespace).Watch(ctx, options)
+				return client.CoreV1().ConfigMaps(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.ConfigMap]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "configmaps.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *configMapInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.ConfigMap] {
-	return NewFilteredConfigMapInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *configMapInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedConfigMapInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *configMapInformer) Informer() cache.SharedIndexInformer[*corev1.ConfigMap] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *configMapInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *configMapInformer) TypedInformer() ConfigMapIndexInformer {
+	return ToConfigMapIndexInformer(f.factory.InformerFor(&corev1.ConfigMap{}, f.defaultInformer))
 }
 
 func (f *configMapInformer) Lister() listerscorev1.ConfigMapLister {
 	return listerscorev1.NewConfigMapLister(f.Informer().GetIndexer())
+}
+
+// ToTypedConfigMapInformer converts an untyped informer into a TypedConfigMapInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ConfigMap. If that is not the case, calling type-safe methods of the returned
+// TypedConfigMapInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedConfigMapInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedConfigMapInformer(informer ConfigMapInformer) TypedConfigMapInformer {
+	if informer, ok := informer.(TypedConfigMapInformer); ok {
+		return informer
+	}
+	return &configMapTypedInformerAdapter{informer}
+}
+
+type configMapTypedInformerAdapter struct {
+	ConfigMapInformer
+}
+
+func (a *configMapTypedInformerAdapter) TypedInformer() ConfigMapIndexInformer {
+	return ToConfigMapIndexInformer(a.Informer())
+}
+
+// ToConfigMapIndexInformer converts an untyped informer into a ConfigMapIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ConfigMap. If that is not the case, calling type-safe methods of the returned
+// ConfigMapIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ConfigMapIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToConfigMapIndexInformer(informer cache.SharedIndexInformer) ConfigMapIndexInformer {
+	if informer, ok := informer.(ConfigMapIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.ConfigMap](informer)
 }

@@ -9,19 +9,48 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PodTemplateInformer provides access to a shared informer and lister for
-// PodTemplates.
+// PodTemplates. Prefer using the type-safe variant (see [TypedPodTemplateInformer]).
 type PodTemplateInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.PodTemplate]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.PodTemplateLister
 }
+
+// TypedPodTemplateInformer provides access to a shared informer and lister for
+// PodTemplates, including the type-safe TypedInformer variant.
+// It is a superset of PodTemplateInformer.
+type TypedPodTemplateInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() PodTemplateIndexInformer
+	Lister() listerscorev1.PodTemplateLister
+}
+
+// PodTemplateIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type PodTemplateIndexInformer cache.TypedSharedIndexInformer[*corev1.PodTemplate]
+
+// PodTemplateHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for PodTemplate.
+type PodTemplateHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.PodTemplate]
+
+// PodTemplateDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for PodTemplate.
+type PodTemplateDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.PodTemplate]
+
+// PodTemplateFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for PodTemplate.
+type PodTemplateFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.PodTemplate]
+
+// PodTemplateIndexers is a specialization of [cache.TypedIndexers] for PodTemplate.
+type PodTemplateIndexers = cache.TypedIndexers[*corev1.PodTemplate]
+
+// DeletedPodTemplate is a specialization of [cache.DeletedObject] for PodTemplate.
+type DeletedPodTemplate = cache.DeletedObject[*corev1.PodTemplate]
 
 type podTemplateInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type podTemplateInformer struct {
 // NewPodTemplateInformer constructs a new informer for PodTemplate type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewPodTemplateInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.PodTemplate]) cache.SharedIndexInformer[*corev1.PodTemplate] {
-	return NewFilteredPodTemplateInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPodTemplateInformer]).
+func NewPodTemplateInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewPodTemplateInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedPodTemplateInformer constructs a new informer for PodTemplate type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedPodTemplateInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PodTemplateIndexers) PodTemplateIndexInformer {
+	return NewTypedPodTemplateInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredPodTemplateInformer constructs a new informer for PodTemplate type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredPodTemplateInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.PodTemplate], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.PodTemplate] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.PodTemplate](
-		&cache.ListWatch[*corev1.PodTemplate]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.PodTemplate], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredPodTemplateInformer]).
+func NewFilteredPodTemplateInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedPodTemplateInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredPodTemplateInformer constructs a new informer for PodTemplate type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredPodTemplateInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PodTemplateIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) PodTemplateIndexInformer {
+	return NewTypedPodTemplateInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewPodTemplateInformerWithOptions constructs a new informer for PodTemplate type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPodTemplateInformerWithOptions]).
+func NewPodTemplateInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedPodTemplateInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedPodTemplateInformerWithOptions constructs a new informer for PodTemplate type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedPodTemplateInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) PodTemplateIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "podtemplates"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.PodTemplate](
+		&ctrlcache.ListWatch[*corev1.PodTemplate]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.PodTemplate], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().PodTemplates(namespace).List(ctx, options)
+				list, err := client.CoreV1().PodTemplates(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.PodTemplate]{}, err
+					return ctrlcache.ListPage[*corev1.PodTemplate]{}, err
 				}
-				return cache.ListPage[*corev1.PodTemplate]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.PodTemplate]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().PodTemplates(namespace).Watch(ctx, options)
+				return client.CoreV1().PodTemplates(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.PodTemplate]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "podtemplates.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *podTemplateInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.PodTemplate] {
-	return NewFilteredPodTemplateInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *podTemplateInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedPodTemplateInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *podTemplateInformer) Informer() cache.SharedIndexInformer[*corev1.PodTemplate] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *podTemplateInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *podTemplateInformer) TypedInformer() PodTemplateIndexInformer {
+	return ToPodTemplateIndexInformer(f.factory.InformerFor(&corev1.PodTemplate{}, f.defaultInformer))
 }
 
 func (f *podTemplateInformer) Lister() listerscorev1.PodTemplateLister {
 	return listerscorev1.NewPodTemplateLister(f.Informer().GetIndexer())
+}
+
+// ToTypedPodTemplateInformer converts an untyped informer into a TypedPodTemplateInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *PodTemplate. If that is not the case, calling type-safe methods of the returned
+// TypedPodTemplateInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedPodTemplateInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedPodTemplateInformer(informer PodTemplateInformer) TypedPodTemplateInformer {
+	if informer, ok := informer.(TypedPodTemplateInformer); ok {
+		return informer
+	}
+	return &podTemplateTypedInformerAdapter{informer}
+}
+
+type podTemplateTypedInformerAdapter struct {
+	PodTemplateInformer
+}
+
+func (a *podTemplateTypedInformerAdapter) TypedInformer() PodTemplateIndexInformer {
+	return ToPodTemplateIndexInformer(a.Informer())
+}
+
+// ToPodTemplateIndexInformer converts an untyped informer into a PodTemplateIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *PodTemplate. If that is not the case, calling type-safe methods of the returned
+// PodTemplateIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a PodTemplateIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToPodTemplateIndexInformer(informer cache.SharedIndexInformer) PodTemplateIndexInformer {
+	if informer, ok := informer.(PodTemplateIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.PodTemplate](informer)
 }

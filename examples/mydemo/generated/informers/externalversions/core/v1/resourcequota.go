@@ -9,19 +9,48 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ResourceQuotaInformer provides access to a shared informer and lister for
-// ResourceQuotas.
+// ResourceQuotas. Prefer using the type-safe variant (see [TypedResourceQuotaInformer]).
 type ResourceQuotaInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.ResourceQuota]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.ResourceQuotaLister
 }
+
+// TypedResourceQuotaInformer provides access to a shared informer and lister for
+// ResourceQuotas, including the type-safe TypedInformer variant.
+// It is a superset of ResourceQuotaInformer.
+type TypedResourceQuotaInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ResourceQuotaIndexInformer
+	Lister() listerscorev1.ResourceQuotaLister
+}
+
+// ResourceQuotaIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ResourceQuotaIndexInformer cache.TypedSharedIndexInformer[*corev1.ResourceQuota]
+
+// ResourceQuotaHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ResourceQuota.
+type ResourceQuotaHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.ResourceQuota]
+
+// ResourceQuotaDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ResourceQuota.
+type ResourceQuotaDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.ResourceQuota]
+
+// ResourceQuotaFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ResourceQuota.
+type ResourceQuotaFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.ResourceQuota]
+
+// ResourceQuotaIndexers is a specialization of [cache.TypedIndexers] for ResourceQuota.
+type ResourceQuotaIndexers = cache.TypedIndexers[*corev1.ResourceQuota]
+
+// DeletedResourceQuota is a specialization of [cache.DeletedObject] for ResourceQuota.
+type DeletedResourceQuota = cache.DeletedObject[*corev1.ResourceQuota]
 
 type resourceQuotaInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type resourceQuotaInformer struct {
 // NewResourceQuotaInformer constructs a new informer for ResourceQuota type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewResourceQuotaInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ResourceQuota]) cache.SharedIndexInformer[*corev1.ResourceQuota] {
-	return NewFilteredResourceQuotaInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedResourceQuotaInformer]).
+func NewResourceQuotaInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewResourceQuotaInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedResourceQuotaInformer constructs a new informer for ResourceQuota type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedResourceQuotaInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ResourceQuotaIndexers) ResourceQuotaIndexInformer {
+	return NewTypedResourceQuotaInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredResourceQuotaInformer constructs a new informer for ResourceQuota type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredResourceQuotaInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ResourceQuota], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.ResourceQuota] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.ResourceQuota](
-		&cache.ListWatch[*corev1.ResourceQuota]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.ResourceQuota], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredResourceQuotaInformer]).
+func NewFilteredResourceQuotaInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedResourceQuotaInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredResourceQuotaInformer constructs a new informer for ResourceQuota type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredResourceQuotaInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ResourceQuotaIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ResourceQuotaIndexInformer {
+	return NewTypedResourceQuotaInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewResourceQuotaInformerWithOptions constructs a new informer for ResourceQuota type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedResourceQuotaInformerWithOptions]).
+func NewResourceQuotaInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedResourceQuotaInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedResourceQuotaInformerWithOptions constructs a new informer for ResourceQuota type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedResourceQuotaInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ResourceQuotaIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "resourcequotas"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ResourceQuota](
+		&ctrlcache.ListWatch[*corev1.ResourceQuota]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ResourceQuota], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().ResourceQuotas(namespace).List(ctx, options)
+				list, err := client.CoreV1().ResourceQuotas(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.ResourceQuota]{}, err
+					return ctrlcache.ListPage[*corev1.ResourceQuota]{}, err
 				}
-				return cache.ListPage[*corev1.ResourceQuota]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ResourceQuota]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().ResourceQuotas(namespace).Watch(ctx, options)
+				return client.CoreV1().ResourceQuotas(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.ResourceQuota]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "resourcequotas.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *resourceQuotaInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.ResourceQuota] {
-	return NewFilteredResourceQuotaInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *resourceQuotaInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedResourceQuotaInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *resourceQuotaInformer) Informer() cache.SharedIndexInformer[*corev1.ResourceQuota] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *resourceQuotaInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *resourceQuotaInformer) TypedInformer() ResourceQuotaIndexInformer {
+	return ToResourceQuotaIndexInformer(f.factory.InformerFor(&corev1.ResourceQuota{}, f.defaultInformer))
 }
 
 func (f *resourceQuotaInformer) Lister() listerscorev1.ResourceQuotaLister {
 	return listerscorev1.NewResourceQuotaLister(f.Informer().GetIndexer())
+}
+
+// ToTypedResourceQuotaInformer converts an untyped informer into a TypedResourceQuotaInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ResourceQuota. If that is not the case, calling type-safe methods of the returned
+// TypedResourceQuotaInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedResourceQuotaInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedResourceQuotaInformer(informer ResourceQuotaInformer) TypedResourceQuotaInformer {
+	if informer, ok := informer.(TypedResourceQuotaInformer); ok {
+		return informer
+	}
+	return &resourceQuotaTypedInformerAdapter{informer}
+}
+
+type resourceQuotaTypedInformerAdapter struct {
+	ResourceQuotaInformer
+}
+
+func (a *resourceQuotaTypedInformerAdapter) TypedInformer() ResourceQuotaIndexInformer {
+	return ToResourceQuotaIndexInformer(a.Informer())
+}
+
+// ToResourceQuotaIndexInformer converts an untyped informer into a ResourceQuotaIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ResourceQuota. If that is not the case, calling type-safe methods of the returned
+// ResourceQuotaIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ResourceQuotaIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToResourceQuotaIndexInformer(informer cache.SharedIndexInformer) ResourceQuotaIndexInformer {
+	if informer, ok := informer.(ResourceQuotaIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.ResourceQuota](informer)
 }

@@ -9,19 +9,48 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ServiceInformer provides access to a shared informer and lister for
-// Services.
+// Services. Prefer using the type-safe variant (see [TypedServiceInformer]).
 type ServiceInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.Service]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.ServiceLister
 }
+
+// TypedServiceInformer provides access to a shared informer and lister for
+// Services, including the type-safe TypedInformer variant.
+// It is a superset of ServiceInformer.
+type TypedServiceInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ServiceIndexInformer
+	Lister() listerscorev1.ServiceLister
+}
+
+// ServiceIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ServiceIndexInformer cache.TypedSharedIndexInformer[*corev1.Service]
+
+// ServiceHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Service.
+type ServiceHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.Service]
+
+// ServiceDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Service.
+type ServiceDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Service]
+
+// ServiceFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Service.
+type ServiceFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.Service]
+
+// ServiceIndexers is a specialization of [cache.TypedIndexers] for Service.
+type ServiceIndexers = cache.TypedIndexers[*corev1.Service]
+
+// DeletedService is a specialization of [cache.DeletedObject] for Service.
+type DeletedService = cache.DeletedObject[*corev1.Service]
 
 type serviceInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type serviceInformer struct {
 // NewServiceInformer constructs a new informer for Service type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewServiceInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Service]) cache.SharedIndexInformer[*corev1.Service] {
-	return NewFilteredServiceInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedServiceInformer]).
+func NewServiceInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewServiceInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedServiceInformer constructs a new informer for Service type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedServiceInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ServiceIndexers) ServiceIndexInformer {
+	return NewTypedServiceInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredServiceInformer constructs a new informer for Service type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredServiceInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Service], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.Service] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.Service](
-		&cache.ListWatch[*corev1.Service]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.Service], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredServiceInformer]).
+func NewFilteredServiceInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedServiceInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredServiceInformer constructs a new informer for Service type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredServiceInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ServiceIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ServiceIndexInformer {
+	return NewTypedServiceInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewServiceInformerWithOptions constructs a new informer for Service type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedServiceInformerWithOptions]).
+func NewServiceInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedServiceInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedServiceInformerWithOptions constructs a new informer for Service type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedServiceInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ServiceIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "services"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Service](
+		&ctrlcache.ListWatch[*corev1.Service]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Service], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().Services(namespace).List(ctx, options)
+				list, err := client.CoreV1().Services(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.Service]{}, err
+					return ctrlcache.ListPage[*corev1.Service]{}, err
 				}
-				return cache.ListPage[*corev1.Service]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Service]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().Services(namespace).Watch(ctx, options)
+				return client.CoreV1().Services(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.Service]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "services.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *serviceInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.Service] {
-	return NewFilteredServiceInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *serviceInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedServiceInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *serviceInformer) Informer() cache.SharedIndexInformer[*corev1.Service] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *serviceInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *serviceInformer) TypedInformer() ServiceIndexInformer {
+	return ToServiceIndexInformer(f.factory.InformerFor(&corev1.Service{}, f.defaultInformer))
 }
 
 func (f *serviceInformer) Lister() listerscorev1.ServiceLister {
 	return listerscorev1.NewServiceLister(f.Informer().GetIndexer())
+}
+
+// ToTypedServiceInformer converts an untyped informer into a TypedServiceInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Service. If that is not the case, calling type-safe methods of the returned
+// TypedServiceInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedServiceInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedServiceInformer(informer ServiceInformer) TypedServiceInformer {
+	if informer, ok := informer.(TypedServiceInformer); ok {
+		return informer
+	}
+	return &serviceTypedInformerAdapter{informer}
+}
+
+type serviceTypedInformerAdapter struct {
+	ServiceInformer
+}
+
+func (a *serviceTypedInformerAdapter) TypedInformer() ServiceIndexInformer {
+	return ToServiceIndexInformer(a.Informer())
+}
+
+// ToServiceIndexInformer converts an untyped informer into a ServiceIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Service. If that is not the case, calling type-safe methods of the returned
+// ServiceIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ServiceIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToServiceIndexInformer(informer cache.SharedIndexInformer) ServiceIndexInformer {
+	if informer, ok := informer.(ServiceIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.Service](informer)
 }

@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Mydemos returns a MydemoInformer.
-	Mydemos() MydemoInformer
+	// Mydemos returns a TypedMydemoInformer.
+	Mydemos() TypedMydemoInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Mydemos returns a MydemoInformer.
-func (v *version) Mydemos() MydemoInformer {
+// Mydemos returns a TypedMydemoInformer.
+func (v *version) Mydemos() TypedMydemoInformer {
 	return &mydemoInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

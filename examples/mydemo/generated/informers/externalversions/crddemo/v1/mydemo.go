@@ -10,18 +10,47 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 	listerscrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/crddemo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // MydemoInformer provides access to a shared informer and lister for
-// Mydemos.
+// Mydemos. Prefer using the type-safe variant (see [TypedMydemoInformer]).
 type MydemoInformer interface {
-	Informer() cache.SharedIndexInformer[*crddemov1.Mydemo]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscrddemov1.MydemoLister
 }
+
+// TypedMydemoInformer provides access to a shared informer and lister for
+// Mydemos, including the type-safe TypedInformer variant.
+// It is a superset of MydemoInformer.
+type TypedMydemoInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() MydemoIndexInformer
+	Lister() listerscrddemov1.MydemoLister
+}
+
+// MydemoIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type MydemoIndexInformer cache.TypedSharedIndexInformer[*crddemov1.Mydemo]
+
+// MydemoHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Mydemo.
+type MydemoHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*crddemov1.Mydemo]
+
+// MydemoDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Mydemo.
+type MydemoDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*crddemov1.Mydemo]
+
+// MydemoFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Mydemo.
+type MydemoFilteringHandler = cache.TypedFilteringResourceEventHandler[*crddemov1.Mydemo]
+
+// MydemoIndexers is a specialization of [cache.TypedIndexers] for Mydemo.
+type MydemoIndexers = cache.TypedIndexers[*crddemov1.Mydemo]
+
+// DeletedMydemo is a specialization of [cache.DeletedObject] for Mydemo.
+type DeletedMydemo = cache.DeletedObject[*crddemov1.Mydemo]
 
 type mydemoInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type mydemoInformer struct {
 // NewMydemoInformer constructs a new informer for Mydemo type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewMydemoInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*crddemov1.Mydemo]) cache.SharedIndexInformer[*crddemov1.Mydemo] {
-	return NewFilteredMydemoInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedMydemoInformer]).
+func NewMydemoInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewMydemoInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedMydemoInformer constructs a new informer for Mydemo type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedMydemoInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers MydemoIndexers) MydemoIndexInformer {
+	return NewTypedMydemoInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredMydemoInformer constructs a new informer for Mydemo type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredMydemoInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*crddemov1.Mydemo], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*crddemov1.Mydemo] {
-	return cache.NewSharedIndexInformerWithOptions[*crddemov1.Mydemo](
-		&cache.ListWatch[*crddemov1.Mydemo]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*crddemov1.Mydemo], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredMydemoInformer]).
+func NewFilteredMydemoInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedMydemoInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredMydemoInformer constructs a new informer for Mydemo type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredMydemoInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers MydemoIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) MydemoIndexInformer {
+	return NewTypedMydemoInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewMydemoInformerWithOptions constructs a new informer for Mydemo type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedMydemoInformerWithOptions]).
+func NewMydemoInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedMydemoInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedMydemoInformerWithOptions constructs a new informer for Mydemo type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedMydemoInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) MydemoIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*crddemov1.Mydemo](
+		&ctrlcache.ListWatch[*crddemov1.Mydemo]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*crddemov1.Mydemo], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CrddemoV1().Mydemos(namespace).List(ctx, options)
+				list, err := client.CrddemoV1().Mydemos(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*crddemov1.Mydemo]{}, err
+					return ctrlcache.ListPage[*crddemov1.Mydemo]{}, err
 				}
-				return cache.ListPage[*crddemov1.Mydemo]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*crddemov1.Mydemo]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CrddemoV1().Mydemos(namespace).Watch(ctx, options)
+				return client.CrddemoV1().Mydemos(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*crddemov1.Mydemo]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "mydemos.v1.crddemo.k8s.io",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *mydemoInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*crddemov1.Mydemo] {
-	return NewFilteredMydemoInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *mydemoInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedMydemoInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *mydemoInformer) Informer() cache.SharedIndexInformer[*crddemov1.Mydemo] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *mydemoInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *mydemoInformer) TypedInformer() MydemoIndexInformer {
+	return ToMydemoIndexInformer(f.factory.InformerFor(&crddemov1.Mydemo{}, f.defaultInformer))
 }
 
 func (f *mydemoInformer) Lister() listerscrddemov1.MydemoLister {
 	return listerscrddemov1.NewMydemoLister(f.Informer().GetIndexer())
+}
+
+// ToTypedMydemoInformer converts an untyped informer into a TypedMydemoInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Mydemo. If that is not the case, calling type-safe methods of the returned
+// TypedMydemoInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedMydemoInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedMydemoInformer(informer MydemoInformer) TypedMydemoInformer {
+	if informer, ok := informer.(TypedMydemoInformer); ok {
+		return informer
+	}
+	return &mydemoTypedInformerAdapter{informer}
+}
+
+type mydemoTypedInformerAdapter struct {
+	MydemoInformer
+}
+
+func (a *mydemoTypedInformerAdapter) TypedInformer() MydemoIndexInformer {
+	return ToMydemoIndexInformer(a.Informer())
+}
+
+// ToMydemoIndexInformer converts an untyped informer into a MydemoIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Mydemo. If that is not the case, calling type-safe methods of the returned
+// MydemoIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a MydemoIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToMydemoIndexInformer(informer cache.SharedIndexInformer) MydemoIndexInformer {
+	if informer, ok := informer.(MydemoIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*crddemov1.Mydemo](informer)
 }

@@ -5,29 +5,47 @@ package externalversions
 import (
 	"fmt"
 
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GenericInformer is type of SharedIndexInformer which will locate and delegate to other
 // sharedInformers based on type
-type GenericInformer = informers.GenericInformer
+type GenericInformer interface {
+	Informer() cache.SharedIndexInformer
+	Lister() cache.GenericLister
+}
 
-// ForResource gives generic access to a shared informer of the matching type
+type genericInformer struct {
+	informer cache.SharedIndexInformer
+	resource schema.GroupResource
+}
+
+// Informer returns the SharedIndexInformer.
+func (f *genericInformer) Informer() cache.SharedIndexInformer {
+	return f.informer
+}
+
+// Lister returns the GenericLister.
+func (f *genericInformer) Lister() cache.GenericLister {
+	return cache.NewGenericLister(f.Informer().GetIndexer(), f.resource)
+}
+
+// ForResource gives generic access to a shared informer of the matching type.
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
 	// Group=docks.example.com, Version=v1
 	case schema.GroupVersionResource{Group: "docks.example.com", Version: "v1", Resource: "docks"}:
-		return informers.NewGenericInformer(f.Docks().V1().Docks().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Docks().V1().Docks().Informer()}, nil
 	// Group=docks.example.com, Version=v1beta1
 	case schema.GroupVersionResource{Group: "docks.example.com", Version: "v1beta1", Resource: "docks"}:
-		return informers.NewGenericInformer(f.Docks().V1beta1().Docks().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Docks().V1beta1().Docks().Informer()}, nil
 	// Group=ships.example.com, Version=v1
 	case schema.GroupVersionResource{Group: "ships.example.com", Version: "v1", Resource: "ships"}:
-		return informers.NewGenericInformer(f.Ships().V1().Ships().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Ships().V1().Ships().Informer()}, nil
 	// Group=ships.example.com, Version=v1beta1
 	case schema.GroupVersionResource{Group: "ships.example.com", Version: "v1beta1", Resource: "ships"}:
-		return informers.NewGenericInformer(f.Ships().V1beta1().Ships().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Ships().V1beta1().Ships().Informer()}, nil
 	}
 
 	return nil, fmt.Errorf("no informer found for %v", resource)

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ComponentStatusLister helps list ComponentStatuses.
@@ -28,6 +28,6 @@ type componentStatusLister struct {
 }
 
 // NewComponentStatusLister returns a new ComponentStatusLister.
-func NewComponentStatusLister(indexer cache.Indexer[*corev1.ComponentStatus]) ComponentStatusLister {
-	return &componentStatusLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "componentstatus"})}
+func NewComponentStatusLister(indexer cache.Indexer) ComponentStatusLister {
+	return &componentStatusLister{listers.New[*corev1.ComponentStatus](indexer, schema.GroupResource{Group: "", Resource: "componentstatus"})}
 }

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // EndpointsLister helps list Endpoints.
@@ -27,8 +27,8 @@ type endpointsLister struct {
 }
 
 // NewEndpointsLister returns a new EndpointsLister.
-func NewEndpointsLister(indexer cache.Indexer[*corev1.Endpoints]) EndpointsLister {
-	return &endpointsLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "endpoints"})}
+func NewEndpointsLister(indexer cache.Indexer) EndpointsLister {
+	return &endpointsLister{listers.New[*corev1.Endpoints](indexer, schema.GroupResource{Group: "", Resource: "endpoints"})}
 }
 
 // Endpoints returns an object that can list and get Endpoints.

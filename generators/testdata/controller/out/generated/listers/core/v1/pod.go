@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PodLister helps list Pods.
@@ -27,8 +27,8 @@ type podLister struct {
 }
 
 // NewPodLister returns a new PodLister.
-func NewPodLister(indexer cache.Indexer[*corev1.Pod]) PodLister {
-	return &podLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "pod"})}
+func NewPodLister(indexer cache.Indexer) PodLister {
+	return &podLister{listers.New[*corev1.Pod](indexer, schema.GroupResource{Group: "", Resource: "pod"})}
 }
 
 // Pods returns an object that can list and get Pods.

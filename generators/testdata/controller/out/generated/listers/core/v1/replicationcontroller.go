@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ReplicationControllerLister helps list ReplicationControllers.
@@ -27,8 +27,8 @@ type replicationControllerLister struct {
 }
 
 // NewReplicationControllerLister returns a new ReplicationControllerLister.
-func NewReplicationControllerLister(indexer cache.Indexer[*corev1.ReplicationController]) ReplicationControllerLister {
-	return &replicationControllerLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "replicationcontroller"})}
+func NewReplicationControllerLister(indexer cache.Indexer) ReplicationControllerLister {
+	return &replicationControllerLister{listers.New[*corev1.ReplicationController](indexer, schema.GroupResource{Group: "", Resource: "replicationcontroller"})}
 }
 
 // ReplicationControllers returns an object that can list and get ReplicationControllers.

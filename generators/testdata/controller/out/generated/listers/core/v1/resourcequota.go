@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ResourceQuotaLister helps list ResourceQuotas.
@@ -27,8 +27,8 @@ type resourceQuotaLister struct {
 }
 
 // NewResourceQuotaLister returns a new ResourceQuotaLister.
-func NewResourceQuotaLister(indexer cache.Indexer[*corev1.ResourceQuota]) ResourceQuotaLister {
-	return &resourceQuotaLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "resourcequota"})}
+func NewResourceQuotaLister(indexer cache.Indexer) ResourceQuotaLister {
+	return &resourceQuotaLister{listers.New[*corev1.ResourceQuota](indexer, schema.GroupResource{Group: "", Resource: "resourcequota"})}
 }
 
 // ResourceQuotas returns an object that can list and get ResourceQuotas.

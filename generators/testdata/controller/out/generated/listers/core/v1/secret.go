@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // SecretLister helps list Secrets.
@@ -27,8 +27,8 @@ type secretLister struct {
 }
 
 // NewSecretLister returns a new SecretLister.
-func NewSecretLister(indexer cache.Indexer[*corev1.Secret]) SecretLister {
-	return &secretLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "secret"})}
+func NewSecretLister(indexer cache.Indexer) SecretLister {
+	return &secretLister{listers.New[*corev1.Secret](indexer, schema.GroupResource{Group: "", Resource: "secret"})}
 }
 
 // Secrets returns an object that can list and get Secrets.

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ServiceLister helps list Services.
@@ -27,8 +27,8 @@ type serviceLister struct {
 }
 
 // NewServiceLister returns a new ServiceLister.
-func NewServiceLister(indexer cache.Indexer[*corev1.Service]) ServiceLister {
-	return &serviceLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "service"})}
+func NewServiceLister(indexer cache.Indexer) ServiceLister {
+	return &serviceLister{listers.New[*corev1.Service](indexer, schema.GroupResource{Group: "", Resource: "service"})}
 }
 
 // Services returns an object that can list and get Services.

@@ -4,10 +4,10 @@ package v1
 
 import (
 	opsv1 "example.com/controller/apis/ops/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // BackupLister helps list Backups.
@@ -27,8 +27,8 @@ type backupLister struct {
 }
 
 // NewBackupLister returns a new BackupLister.
-func NewBackupLister(indexer cache.Indexer[*opsv1.Backup]) BackupLister {
-	return &backupLister{listers.New(indexer, schema.GroupResource{Group: "ops.example.com", Resource: "backup"})}
+func NewBackupLister(indexer cache.Indexer) BackupLister {
+	return &backupLister{listers.New[*opsv1.Backup](indexer, schema.GroupResource{Group: "ops.example.com", Resource: "backup"})}
 }
 
 // Backups returns an object that can list and get Backups.

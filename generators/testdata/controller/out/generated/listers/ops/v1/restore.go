@@ -4,10 +4,10 @@ package v1
 
 import (
 	opsv1 "example.com/controller/apis/ops/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // RestoreLister helps list Restores.
@@ -27,8 +27,8 @@ type restoreLister struct {
 }
 
 // NewRestoreLister returns a new RestoreLister.
-func NewRestoreLister(indexer cache.Indexer[*opsv1.Restore]) RestoreLister {
-	return &restoreLister{listers.New(indexer, schema.GroupResource{Group: "ops.example.com", Resource: "restore"})}
+func NewRestoreLister(indexer cache.Indexer) RestoreLister {
+	return &restoreLister{listers.New[*opsv1.Restore](indexer, schema.GroupResource{Group: "ops.example.com", Resource: "restore"})}
 }
 
 // Restores returns an object that can list and get Restores.

@@ -4,10 +4,10 @@ package v1
 
 import (
 	opsv1 "example.com/controller/apis/ops/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ScheduleLister helps list Schedules.
@@ -28,6 +28,6 @@ type scheduleLister struct {
 }
 
 // NewScheduleLister returns a new ScheduleLister.
-func NewScheduleLister(indexer cache.Indexer[*opsv1.Schedule]) ScheduleLister {
-	return &scheduleLister{listers.New(indexer, schema.GroupResource{Group: "ops.example.com", Resource: "schedule"})}
+func NewScheduleLister(indexer cache.Indexer) ScheduleLister {
+	return &scheduleLister{listers.New[*opsv1.Schedule](indexer, schema.GroupResource{Group: "ops.example.com", Resource: "schedule"})}
 }

@@ -4,10 +4,10 @@ package v1
 
 import (
 	gatewayv1 "example.com/crosspkgkind/apis/gateway/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GatewayClassLister helps list GatewayClasses.
@@ -28,6 +28,6 @@ type gatewayClassLister struct {
 }
 
 // NewGatewayClassLister returns a new GatewayClassLister.
-func NewGatewayClassLister(indexer cache.Indexer[*gatewayv1.GatewayClass]) GatewayClassLister {
-	return &gatewayClassLister{listers.New(indexer, schema.GroupResource{Group: "gateway.example.com", Resource: "gatewayclass"})}
+func NewGatewayClassLister(indexer cache.Indexer) GatewayClassLister {
+	return &gatewayClassLister{listers.New[*gatewayv1.GatewayClass](indexer, schema.GroupResource{Group: "gateway.example.com", Resource: "gatewayclass"})}
 }

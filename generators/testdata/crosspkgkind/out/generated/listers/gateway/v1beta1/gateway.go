@@ -4,10 +4,10 @@ package v1beta1
 
 import (
 	gatewayv1beta1 "example.com/crosspkgkind/apis/gateway/v1beta1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GatewayLister helps list Gateways.
@@ -27,8 +27,8 @@ type gatewayLister struct {
 }
 
 // NewGatewayLister returns a new GatewayLister.
-func NewGatewayLister(indexer cache.Indexer[*gatewayv1beta1.Gateway]) GatewayLister {
-	return &gatewayLister{listers.New(indexer, schema.GroupResource{Group: "gateway.example.com", Resource: "gateway"})}
+func NewGatewayLister(indexer cache.Indexer) GatewayLister {
+	return &gatewayLister{listers.New[*gatewayv1beta1.Gateway](indexer, schema.GroupResource{Group: "gateway.example.com", Resource: "gateway"})}
 }
 
 // Gateways returns an object that can list and get Gateways.

@@ -4,10 +4,10 @@ package v1
 
 import (
 	widgetsv1 "example.com/dashedgroup/apis/widgets/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GadgetLister helps list Gadgets.
@@ -27,8 +27,8 @@ type gadgetLister struct {
 }
 
 // NewGadgetLister returns a new GadgetLister.
-func NewGadgetLister(indexer cache.Indexer[*widgetsv1.Gadget]) GadgetLister {
-	return &gadgetLister{listers.New(indexer, schema.GroupResource{Group: "my-widgets.tools.example.com", Resource: "gadget"})}
+func NewGadgetLister(indexer cache.Indexer) GadgetLister {
+	return &gadgetLister{listers.New[*widgetsv1.Gadget](indexer, schema.GroupResource{Group: "my-widgets.tools.example.com", Resource: "gadget"})}
 }
 
 // Gadgets returns an object that can list and get Gadgets.

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ControllerRevisionLister helps list ControllerRevisions.
@@ -27,8 +27,8 @@ type controllerRevisionLister struct {
 }
 
 // NewControllerRevisionLister returns a new ControllerRevisionLister.
-func NewControllerRevisionLister(indexer cache.Indexer[*appsv1.ControllerRevision]) ControllerRevisionLister {
-	return &controllerRevisionLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "controllerrevision"})}
+func NewControllerRevisionLister(indexer cache.Indexer) ControllerRevisionLister {
+	return &controllerRevisionLister{listers.New[*appsv1.ControllerRevision](indexer, schema.GroupResource{Group: "apps", Resource: "controllerrevision"})}
 }
 
 // ControllerRevisions returns an object that can list and get ControllerRevisions.

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // DaemonSetLister helps list DaemonSets.
@@ -27,8 +27,8 @@ type daemonSetLister struct {
 }
 
 // NewDaemonSetLister returns a new DaemonSetLister.
-func NewDaemonSetLister(indexer cache.Indexer[*appsv1.DaemonSet]) DaemonSetLister {
-	return &daemonSetLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "daemonset"})}
+func NewDaemonSetLister(indexer cache.Indexer) DaemonSetLister {
+	return &daemonSetLister{listers.New[*appsv1.DaemonSet](indexer, schema.GroupResource{Group: "apps", Resource: "daemonset"})}
 }
 
 // DaemonSets returns an object that can list and get DaemonSets.

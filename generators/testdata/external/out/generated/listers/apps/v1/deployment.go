@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // DeploymentLister helps list Deployments.
@@ -27,8 +27,8 @@ type deploymentLister struct {
 }
 
 // NewDeploymentLister returns a new DeploymentLister.
-func NewDeploymentLister(indexer cache.Indexer[*appsv1.Deployment]) DeploymentLister {
-	return &deploymentLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "deployment"})}
+func NewDeploymentLister(indexer cache.Indexer) DeploymentLister {
+	return &deploymentLister{listers.New[*appsv1.Deployment](indexer, schema.GroupResource{Group: "apps", Resource: "deployment"})}
 }
 
 // Deployments returns an object that can list and get Deployments.

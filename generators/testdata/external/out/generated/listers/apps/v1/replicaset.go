@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ReplicaSetLister helps list ReplicaSets.
@@ -27,8 +27,8 @@ type replicaSetLister struct {
 }
 
 // NewReplicaSetLister returns a new ReplicaSetLister.
-func NewReplicaSetLister(indexer cache.Indexer[*appsv1.ReplicaSet]) ReplicaSetLister {
-	return &replicaSetLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "replicaset"})}
+func NewReplicaSetLister(indexer cache.Indexer) ReplicaSetLister {
+	return &replicaSetLister{listers.New[*appsv1.ReplicaSet](indexer, schema.GroupResource{Group: "apps", Resource: "replicaset"})}
 }
 
 // ReplicaSets returns an object that can list and get ReplicaSets.

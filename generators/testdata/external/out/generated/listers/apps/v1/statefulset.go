@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // StatefulSetLister helps list StatefulSets.
@@ -27,8 +27,8 @@ type statefulSetLister struct {
 }
 
 // NewStatefulSetLister returns a new StatefulSetLister.
-func NewStatefulSetLister(indexer cache.Indexer[*appsv1.StatefulSet]) StatefulSetLister {
-	return &statefulSetLister{listers.New(indexer, schema.GroupResource{Group: "apps", Resource: "statefulset"})}
+func NewStatefulSetLister(indexer cache.Indexer) StatefulSetLister {
+	return &statefulSetLister{listers.New[*appsv1.StatefulSet](indexer, schema.GroupResource{Group: "apps", Resource: "statefulset"})}
 }
 
 // StatefulSets returns an object that can list and get StatefulSets.

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ConfigMapLister helps list ConfigMaps.
@@ -27,8 +27,8 @@ type configMapLister struct {
 }
 
 // NewConfigMapLister returns a new ConfigMapLister.
-func NewConfigMapLister(indexer cache.Indexer[*corev1.ConfigMap]) ConfigMapLister {
-	return &configMapLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "configmap"})}
+func NewConfigMapLister(indexer cache.Indexer) ConfigMapLister {
+	return &configMapLister{listers.New[*corev1.ConfigMap](indexer, schema.GroupResource{Group: "", Resource: "configmap"})}
 }
 
 // ConfigMaps returns an object that can list and get ConfigMaps.

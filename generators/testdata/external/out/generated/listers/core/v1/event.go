@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // EventLister helps list Events.
@@ -27,8 +27,8 @@ type eventLister struct {
 }
 
 // NewEventLister returns a new EventLister.
-func NewEventLister(indexer cache.Indexer[*corev1.Event]) EventLister {
-	return &eventLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "event"})}
+func NewEventLister(indexer cache.Indexer) EventLister {
+	return &eventLister{listers.New[*corev1.Event](indexer, schema.GroupResource{Group: "", Resource: "event"})}
 }
 
 // Events returns an object that can list and get Events.

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // NamespaceLister helps list Namespaces.
@@ -28,6 +28,6 @@ type namespaceLister struct {
 }
 
 // NewNamespaceLister returns a new NamespaceLister.
-func NewNamespaceLister(indexer cache.Indexer[*corev1.Namespace]) NamespaceLister {
-	return &namespaceLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "namespace"})}
+func NewNamespaceLister(indexer cache.Indexer) NamespaceLister {
+	return &namespaceLister{listers.New[*corev1.Namespace](indexer, schema.GroupResource{Group: "", Resource: "namespace"})}
 }

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // NodeLister helps list Nodes.
@@ -28,6 +28,6 @@ type nodeLister struct {
 }
 
 // NewNodeLister returns a new NodeLister.
-func NewNodeLister(indexer cache.Indexer[*corev1.Node]) NodeLister {
-	return &nodeLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "node"})}
+func NewNodeLister(indexer cache.Indexer) NodeLister {
+	return &nodeLister{listers.New[*corev1.Node](indexer, schema.GroupResource{Group: "", Resource: "node"})}
 }

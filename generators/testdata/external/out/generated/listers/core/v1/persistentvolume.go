@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PersistentVolumeLister helps list PersistentVolumes.
@@ -28,6 +28,6 @@ type persistentVolumeLister struct {
 }
 
 // NewPersistentVolumeLister returns a new PersistentVolumeLister.
-func NewPersistentVolumeLister(indexer cache.Indexer[*corev1.PersistentVolume]) PersistentVolumeLister {
-	return &persistentVolumeLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "persistentvolume"})}
+func NewPersistentVolumeLister(indexer cache.Indexer) PersistentVolumeLister {
+	return &persistentVolumeLister{listers.New[*corev1.PersistentVolume](indexer, schema.GroupResource{Group: "", Resource: "persistentvolume"})}
 }

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PodTemplateLister helps list PodTemplates.
@@ -27,8 +27,8 @@ type podTemplateLister struct {
 }
 
 // NewPodTemplateLister returns a new PodTemplateLister.
-func NewPodTemplateLister(indexer cache.Indexer[*corev1.PodTemplate]) PodTemplateLister {
-	return &podTemplateLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "podtemplate"})}
+func NewPodTemplateLister(indexer cache.Indexer) PodTemplateLister {
+	return &podTemplateLister{listers.New[*corev1.PodTemplate](indexer, schema.GroupResource{Group: "", Resource: "podtemplate"})}
 }
 
 // PodTemplates returns an object that can list and get PodTemplates.

@@ -3,11 +3,11 @@
 package v1
 
 import (
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ServiceAccountLister helps list ServiceAccounts.
@@ -27,8 +27,8 @@ type serviceAccountLister struct {
 }
 
 // NewServiceAccountLister returns a new ServiceAccountLister.
-func NewServiceAccountLister(indexer cache.Indexer[*corev1.ServiceAccount]) ServiceAccountLister {
-	return &serviceAccountLister{listers.New(indexer, schema.GroupResource{Group: "", Resource: "serviceaccount"})}
+func NewServiceAccountLister(indexer cache.Indexer) ServiceAccountLister {
+	return &serviceAccountLister{listers.New[*corev1.ServiceAccount](indexer, schema.GroupResource{Group: "", Resource: "serviceaccount"})}
 }
 
 // ServiceAccounts returns an object that can list and get ServiceAccounts.

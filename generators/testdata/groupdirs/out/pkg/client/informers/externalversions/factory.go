@@ -12,39 +12,63 @@ import (
 	"example.com/groupdirs/pkg/client/informers/externalversions/apisx"
 	"example.com/groupdirs/pkg/client/informers/externalversions/internalinterfaces"
 	storageexamplecom "example.com/groupdirs/pkg/client/informers/externalversions/storage.example.com"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // SharedInformerOption defines the functional option type for SharedInformerFactory.
-type SharedInformerOption = informers.Option
+type SharedInformerOption func(*sharedInformerFactory) *sharedInformerFactory
+
+// sharedInformerFactory keeps its informers in ctrlgen's runtime/informers
+// Factory, which the options configure.
+type sharedInformerFactory struct {
+	*informers.Factory[versioned.Interface]
+}
 
 // WithCustomResyncConfig sets a custom resync period for the specified informer types.
 func WithCustomResyncConfig(resyncConfig map[metav1.Object]time.Duration) SharedInformerOption {
-	return informers.WithCustomResyncConfig(resyncConfig)
+	return func(factory *sharedInformerFactory) *sharedInformerFactory {
+		factory.SetCustomResync(resyncConfig)
+		return factory
+	}
 }
 
 // WithTweakListOptions sets a custom filter on all listers of the configured SharedInformerFactory.
 func WithTweakListOptions(tweakListOptions internalinterfaces.TweakListOptionsFunc) SharedInformerOption {
-	return informers.WithTweakListOptions(tweakListOptions)
+	return func(factory *sharedInformerFactory) *sharedInformerFactory {
+		factory.SetTweakListOptions(tweakListOptions)
+		return factory
+	}
 }
 
 // WithNamespace limits the SharedInformerFactory to the specified namespace.
 func WithNamespace(namespace string) SharedInformerOption {
-	return informers.WithNamespace(namespace)
+	return func(factory *sharedInformerFactory) *sharedInformerFactory {
+		factory.SetNamespace(namespace)
+		return factory
+	}
 }
 
-// WithTransform sets a transform on all informers. It must return an object
-// of the type it is given.
-func WithTransform(transform informers.TransformFunc) SharedInformerOption {
-	return informers.WithTransform(transform)
+// WithTransform sets a transform on all informers.
+func WithTransform(transform cache.TransformFunc) SharedInformerOption {
+	return func(factory *sharedInformerFactory) *sharedInformerFactory {
+		factory.SetTransform(transform)
+		return factory
+	}
 }
 
-type sharedInformerFactory struct {
-	*informers.Factory[versioned.Interface]
+// WithInformerName sets the InformerName for informer identity used in metrics.
+// The InformerName must be created via cache.NewInformerName() at startup,
+// which validates global uniqueness. Each informer type will register its
+// GVR under this name.
+func WithInformerName(informerName *cache.InformerName) SharedInformerOption {
+	return func(factory *sharedInformerFactory) *sharedInformerFactory {
+		factory.SetInformerName(informerName)
+		return factory
+	}
 }
 
 // NewSharedInformerFactory constructs a new instance of sharedInformerFactory for all namespaces.
@@ -63,7 +87,17 @@ func NewFilteredSharedInformerFactory(client versioned.Interface, defaultResync 
 
 // NewSharedInformerFactoryWithOptions constructs a new instance of a SharedInformerFactory with additional options.
 func NewSharedInformerFactoryWithOptions(client versioned.Interface, defaultResync time.Duration, options ...SharedInformerOption) SharedInformerFactory {
-	return &sharedInformerFactory{informers.NewFactory(client, defaultResync, options...)}
+	factory := &sharedInformerFactory{informers.NewFactory(client, defaultResync)}
+	for _, opt := range options {
+		factory = opt(factory)
+	}
+	return factory
+}
+
+// InformerFor returns the SharedIndexInformer for obj using an internal
+// client.
+func (f *sharedInformerFactory) InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer {
+	return f.Factory.InformerFor(obj, newFunc)
 }
 
 // SharedInformerFactory provides shared informers for resources in all known
@@ -118,14 +152,14 @@ type SharedInformerFactory interface {
 
 	// WaitForCacheSyncWithContext blocks until all started informers' caches were synced
 	// or the context gets canceled.
-	WaitForCacheSyncWithContext(ctx context.Context) informers.SyncResult
+	WaitForCacheSyncWithContext(ctx context.Context) cache.SyncResult
 
 	// ForResource gives generic access to a shared informer of the matching type.
 	ForResource(resource schema.GroupVersionResource) (GenericInformer, error)
 
 	// InformerFor returns the SharedIndexInformer for obj using an internal
 	// client.
-	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.Informer
+	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer
 
 	Gateway() apis.Interface
 	Networking() apisx.Interface

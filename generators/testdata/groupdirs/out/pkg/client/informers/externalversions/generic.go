@@ -5,26 +5,44 @@ package externalversions
 import (
 	"fmt"
 
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GenericInformer is type of SharedIndexInformer which will locate and delegate to other
 // sharedInformers based on type
-type GenericInformer = informers.GenericInformer
+type GenericInformer interface {
+	Informer() cache.SharedIndexInformer
+	Lister() cache.GenericLister
+}
 
-// ForResource gives generic access to a shared informer of the matching type
+type genericInformer struct {
+	informer cache.SharedIndexInformer
+	resource schema.GroupResource
+}
+
+// Informer returns the SharedIndexInformer.
+func (f *genericInformer) Informer() cache.SharedIndexInformer {
+	return f.informer
+}
+
+// Lister returns the GenericLister.
+func (f *genericInformer) Lister() cache.GenericLister {
+	return cache.NewGenericLister(f.Informer().GetIndexer(), f.resource)
+}
+
+// ForResource gives generic access to a shared informer of the matching type.
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
 	// Group=gateway.networking.k8s.io, Version=v1
 	case schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}:
-		return informers.NewGenericInformer(f.Gateway().V1().Gateways().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Gateway().V1().Gateways().Informer()}, nil
 	// Group=networking.x-k8s.io, Version=v1alpha1
 	case schema.GroupVersionResource{Group: "networking.x-k8s.io", Version: "v1alpha1", Resource: "meshes"}:
-		return informers.NewGenericInformer(f.Networking().V1alpha1().Meshes().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Networking().V1alpha1().Meshes().Informer()}, nil
 	// Group=storage.example.com, Version=v1
 	case schema.GroupVersionResource{Group: "storage.example.com", Version: "v1", Resource: "buckets"}:
-		return informers.NewGenericInformer(f.ObjectStore().V1().Buckets().Informer(), resource.GroupResource()), nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.ObjectStore().V1().Buckets().Informer()}, nil
 	}
 
 	return nil, fmt.Errorf("no informer found for %v", resource)

@@ -4,10 +4,10 @@ package v1
 
 import (
 	geov1 "example.com/handwritten/apis/geo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // RegionLister helps list Regions.
@@ -27,8 +27,8 @@ type regionLister struct {
 }
 
 // NewRegionLister returns a new RegionLister.
-func NewRegionLister(indexer cache.Indexer[*geov1.Region]) RegionLister {
-	return &regionLister{listers.New(indexer, schema.GroupResource{Group: "geo.example.com", Resource: "region"})}
+func NewRegionLister(indexer cache.Indexer) RegionLister {
+	return &regionLister{listers.New[*geov1.Region](indexer, schema.GroupResource{Group: "geo.example.com", Resource: "region"})}
 }
 
 // Regions returns an object that can list and get Regions.

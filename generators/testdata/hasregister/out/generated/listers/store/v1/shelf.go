@@ -4,10 +4,10 @@ package v1
 
 import (
 	storev1 "example.com/hasregister/apis/store/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ShelfLister helps list Shelves.
@@ -27,8 +27,8 @@ type shelfLister struct {
 }
 
 // NewShelfLister returns a new ShelfLister.
-func NewShelfLister(indexer cache.Indexer[*storev1.Shelf]) ShelfLister {
-	return &shelfLister{listers.New(indexer, schema.GroupResource{Group: "store.example.com", Resource: "shelf"})}
+func NewShelfLister(indexer cache.Indexer) ShelfLister {
+	return &shelfLister{listers.New[*storev1.Shelf](indexer, schema.GroupResource{Group: "store.example.com", Resource: "shelf"})}
 }
 
 // Shelves returns an object that can list and get Shelves.

@@ -4,10 +4,10 @@ package v1beta1
 
 import (
 	docksv1beta1 "example.com/multigroup/apis/docks/v1beta1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // DockLister helps list Docks.
@@ -27,8 +27,8 @@ type dockLister struct {
 }
 
 // NewDockLister returns a new DockLister.
-func NewDockLister(indexer cache.Indexer[*docksv1beta1.Dock]) DockLister {
-	return &dockLister{listers.New(indexer, schema.GroupResource{Group: "docks.example.com", Resource: "dock"})}
+func NewDockLister(indexer cache.Indexer) DockLister {
+	return &dockLister{listers.New[*docksv1beta1.Dock](indexer, schema.GroupResource{Group: "docks.example.com", Resource: "dock"})}
 }
 
 // Docks returns an object that can list and get Docks.

@@ -4,10 +4,10 @@ package v1beta1
 
 import (
 	shipsv1beta1 "example.com/multigroup/apis/ships/v1beta1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ShipLister helps list Ships.
@@ -27,8 +27,8 @@ type shipLister struct {
 }
 
 // NewShipLister returns a new ShipLister.
-func NewShipLister(indexer cache.Indexer[*shipsv1beta1.Ship]) ShipLister {
-	return &shipLister{listers.New(indexer, schema.GroupResource{Group: "ships.example.com", Resource: "ship"})}
+func NewShipLister(indexer cache.Indexer) ShipLister {
+	return &shipLister{listers.New[*shipsv1beta1.Ship](indexer, schema.GroupResource{Group: "ships.example.com", Resource: "ship"})}
 }
 
 // Ships returns an object that can list and get Ships.

@@ -4,10 +4,10 @@ package v1
 
 import (
 	shopv1 "example.com/namespaced/apis/shop/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // OrderLister helps list Orders.
@@ -27,8 +27,8 @@ type orderLister struct {
 }
 
 // NewOrderLister returns a new OrderLister.
-func NewOrderLister(indexer cache.Indexer[*shopv1.Order]) OrderLister {
-	return &orderLister{listers.New(indexer, schema.GroupResource{Group: "shop.example.com", Resource: "order"})}
+func NewOrderLister(indexer cache.Indexer) OrderLister {
+	return &orderLister{listers.New[*shopv1.Order](indexer, schema.GroupResource{Group: "shop.example.com", Resource: "order"})}
 }
 
 // Orders returns an object that can list and get Orders.

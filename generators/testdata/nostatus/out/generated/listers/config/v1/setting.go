@@ -4,10 +4,10 @@ package v1
 
 import (
 	configv1 "example.com/nostatus/apis/config/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // SettingLister helps list Settings.
@@ -27,8 +27,8 @@ type settingLister struct {
 }
 
 // NewSettingLister returns a new SettingLister.
-func NewSettingLister(indexer cache.Indexer[*configv1.Setting]) SettingLister {
-	return &settingLister{listers.New(indexer, schema.GroupResource{Group: "config.example.com", Resource: "setting"})}
+func NewSettingLister(indexer cache.Indexer) SettingLister {
+	return &settingLister{listers.New[*configv1.Setting](indexer, schema.GroupResource{Group: "config.example.com", Resource: "setting"})}
 }
 
 // Settings returns an object that can list and get Settings.

@@ -4,10 +4,10 @@ package v1
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // EndpointsLister helps list Endpoints.
@@ -27,8 +27,8 @@ type endpointsLister struct {
 }
 
 // NewEndpointsLister returns a new EndpointsLister.
-func NewEndpointsLister(indexer cache.Indexer[*zoov1.Endpoints]) EndpointsLister {
-	return &endpointsLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "endpoints"})}
+func NewEndpointsLister(indexer cache.Indexer) EndpointsLister {
+	return &endpointsLister{listers.New[*zoov1.Endpoints](indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "endpoints"})}
 }
 
 // Endpoints returns an object that can list and get Endpoints.

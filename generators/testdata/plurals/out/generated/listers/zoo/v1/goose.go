@@ -4,10 +4,10 @@ package v1
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GooseLister helps list Geese.
@@ -27,8 +27,8 @@ type gooseLister struct {
 }
 
 // NewGooseLister returns a new GooseLister.
-func NewGooseLister(indexer cache.Indexer[*zoov1.Goose]) GooseLister {
-	return &gooseLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "goose"})}
+func NewGooseLister(indexer cache.Indexer) GooseLister {
+	return &gooseLister{listers.New[*zoov1.Goose](indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "goose"})}
 }
 
 // Geese returns an object that can list and get Geese.

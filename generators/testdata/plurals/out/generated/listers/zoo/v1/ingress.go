@@ -4,10 +4,10 @@ package v1
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // IngressLister helps list Ingresses.
@@ -27,8 +27,8 @@ type ingressLister struct {
 }
 
 // NewIngressLister returns a new IngressLister.
-func NewIngressLister(indexer cache.Indexer[*zoov1.Ingress]) IngressLister {
-	return &ingressLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "ingress"})}
+func NewIngressLister(indexer cache.Indexer) IngressLister {
+	return &ingressLister{listers.New[*zoov1.Ingress](indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "ingress"})}
 }
 
 // Ingresses returns an object that can list and get Ingresses.

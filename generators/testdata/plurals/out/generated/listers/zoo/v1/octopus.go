@@ -4,10 +4,10 @@ package v1
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // OctopusLister helps list Octopodes.
@@ -27,8 +27,8 @@ type octopusLister struct {
 }
 
 // NewOctopusLister returns a new OctopusLister.
-func NewOctopusLister(indexer cache.Indexer[*zoov1.Octopus]) OctopusLister {
-	return &octopusLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "octopus"})}
+func NewOctopusLister(indexer cache.Indexer) OctopusLister {
+	return &octopusLister{listers.New[*zoov1.Octopus](indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "octopus"})}
 }
 
 // Octopodes returns an object that can list and get Octopodes.

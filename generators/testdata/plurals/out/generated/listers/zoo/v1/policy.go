@@ -4,10 +4,10 @@ package v1
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PolicyLister helps list Policies.
@@ -27,8 +27,8 @@ type policyLister struct {
 }
 
 // NewPolicyLister returns a new PolicyLister.
-func NewPolicyLister(indexer cache.Indexer[*zoov1.Policy]) PolicyLister {
-	return &policyLister{listers.New(indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "policy"})}
+func NewPolicyLister(indexer cache.Indexer) PolicyLister {
+	return &policyLister{listers.New[*zoov1.Policy](indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "policy"})}
 }
 
 // Policies returns an object that can list and get Policies.

@@ -4,10 +4,10 @@ package v1
 
 import (
 	fleetv1 "example.com/protobuf/apis/fleet/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PoolLister helps list Pools.
@@ -27,8 +27,8 @@ type poolLister struct {
 }
 
 // NewPoolLister returns a new PoolLister.
-func NewPoolLister(indexer cache.Indexer[*fleetv1.Pool]) PoolLister {
-	return &poolLister{listers.New(indexer, schema.GroupResource{Group: "fleet.example.com", Resource: "pool"})}
+func NewPoolLister(indexer cache.Indexer) PoolLister {
+	return &poolLister{listers.New[*fleetv1.Pool](indexer, schema.GroupResource{Group: "fleet.example.com", Resource: "pool"})}
 }
 
 // Pools returns an object that can list and get Pools.

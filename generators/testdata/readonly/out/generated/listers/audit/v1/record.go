@@ -4,10 +4,10 @@ package v1
 
 import (
 	auditv1 "example.com/readonly/apis/audit/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // RecordLister helps list Records.
@@ -27,8 +27,8 @@ type recordLister struct {
 }
 
 // NewRecordLister returns a new RecordLister.
-func NewRecordLister(indexer cache.Indexer[*auditv1.Record]) RecordLister {
-	return &recordLister{listers.New(indexer, schema.GroupResource{Group: "audit.example.com", Resource: "record"})}
+func NewRecordLister(indexer cache.Indexer) RecordLister {
+	return &recordLister{listers.New[*auditv1.Record](indexer, schema.GroupResource{Group: "audit.example.com", Resource: "record"})}
 }
 
 // Records returns an object that can list and get Records.

@@ -4,10 +4,10 @@ package v1
 
 import (
 	jobsv1 "example.com/verbs/apis/jobs/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // RunLister helps list Runs.
@@ -27,8 +27,8 @@ type runLister struct {
 }
 
 // NewRunLister returns a new RunLister.
-func NewRunLister(indexer cache.Indexer[*jobsv1.Run]) RunLister {
-	return &runLister{listers.New(indexer, schema.GroupResource{Group: "jobs.example.com", Resource: "run"})}
+func NewRunLister(indexer cache.Indexer) RunLister {
+	return &runLister{listers.New[*jobsv1.Run](indexer, schema.GroupResource{Group: "jobs.example.com", Resource: "run"})}
 }
 
 // Runs returns an object that can list and get Runs.

@@ -4,10 +4,10 @@ package v1
 
 import (
 	jobsv1 "example.com/verbs/apis/jobs/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ScheduleLister helps list Schedules.
@@ -27,8 +27,8 @@ type scheduleLister struct {
 }
 
 // NewScheduleLister returns a new ScheduleLister.
-func NewScheduleLister(indexer cache.Indexer[*jobsv1.Schedule]) ScheduleLister {
-	return &scheduleLister{listers.New(indexer, schema.GroupResource{Group: "jobs.example.com", Resource: "schedule"})}
+func NewScheduleLister(indexer cache.Indexer) ScheduleLister {
+	return &scheduleLister{listers.New[*jobsv1.Schedule](indexer, schema.GroupResource{Group: "jobs.example.com", Resource: "schedule"})}
 }
 
 // Schedules returns an object that can list and get Schedules.

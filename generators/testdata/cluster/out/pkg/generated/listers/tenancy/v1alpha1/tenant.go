@@ -10,10 +10,10 @@ package v1alpha1
 
 import (
 	tenancyv1alpha1 "example.com/cluster/apis/tenancy/v1alpha1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // TenantLister helps list Tenants.
@@ -34,6 +34,6 @@ type tenantLister struct {
 }
 
 // NewTenantLister returns a new TenantLister.
-func NewTenantLister(indexer cache.Indexer[*tenancyv1alpha1.Tenant]) TenantLister {
-	return &tenantLister{listers.New(indexer, schema.GroupResource{Group: "tenancy.example.com", Resource: "tenant"})}
+func NewTenantLister(indexer cache.Indexer) TenantLister {
+	return &tenantLister{listers.New[*tenancyv1alpha1.Tenant](indexer, schema.GroupResource{Group: "tenancy.example.com", Resource: "tenant"})}
 }

@@ -9,19 +9,48 @@ import (
 	"example.com/controller/generated/clientset/versioned"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/controller/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // EndpointsInformer provides access to a shared informer and lister for
-// Endpoints.
+// Endpoints. Prefer using the type-safe variant (see [TypedEndpointsInformer]).
 type EndpointsInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.Endpoints]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.EndpointsLister
 }
+
+// TypedEndpointsInformer provides access to a shared informer and lister for
+// Endpoints, including the type-safe TypedInformer variant.
+// It is a superset of EndpointsInformer.
+type TypedEndpointsInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() EndpointsIndexInformer
+	Lister() listerscorev1.EndpointsLister
+}
+
+// EndpointsIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type EndpointsIndexInformer cache.TypedSharedIndexInformer[*corev1.Endpoints]
+
+// EndpointsHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Endpoints.
+type EndpointsHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.Endpoints]
+
+// EndpointsDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Endpoints.
+type EndpointsDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Endpoints]
+
+// EndpointsFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Endpoints.
+type EndpointsFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.Endpoints]
+
+// EndpointsIndexers is a specialization of [cache.TypedIndexers] for Endpoints.
+type EndpointsIndexers = cache.TypedIndexers[*corev1.Endpoints]
+
+// DeletedEndpoints is a specialization of [cache.DeletedObject] for Endpoints.
+type DeletedEndpoints = cache.DeletedObject[*corev1.Endpoints]
 
 type endpointsInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type endpointsInformer struct {
 // NewEndpointsInformer constructs a new informer for Endpoints type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewEndpointsInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Endpoints]) cache.SharedIndexInformer[*corev1.Endpoints] {
-	return NewFilteredEndpointsInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedEndpointsInformer]).
+func NewEndpointsInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewEndpointsInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedEndpointsInformer constructs a new informer for Endpoints type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedEndpointsInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers EndpointsIndexers) EndpointsIndexInformer {
+	return NewTypedEndpointsInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredEndpointsInformer constructs a new informer for Endpoints type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredEndpointsInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Endpoints], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.Endpoints] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.Endpoints](
-		&cache.ListWatch[*corev1.Endpoints]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.Endpoints], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredEndpointsInformer]).
+func NewFilteredEndpointsInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedEndpointsInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredEndpointsInformer constructs a new informer for Endpoints type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredEndpointsInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers EndpointsIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) EndpointsIndexInformer {
+	return NewTypedEndpointsInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewEndpointsInformerWithOptions constructs a new informer for Endpoints type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedEndpointsInformerWithOptions]).
+func NewEndpointsInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedEndpointsInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedEndpointsInformerWithOptions constructs a new informer for Endpoints type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) EndpointsIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "endpoints"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Endpoints](
+		&ctrlcache.ListWatch[*corev1.Endpoints]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Endpoints], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().Endpoints(namespace).List(ctx, options)
+				list, err := client.CoreV1().Endpoints(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.Endpoints]{}, err
+					return ctrlcache.ListPage[*corev1.Endpoints]{}, err
 				}
-				return cache.ListPage[*corev1.Endpoints]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Endpoints]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().Endpoints(namespace).Watch(ctx, options)
+				return client.CoreV1().Endpoints(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.Endpoints]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "endpoints.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *endpointsInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.Endpoints] {
-	return NewFilteredEndpointsInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *endpointsInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedEndpointsInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *endpointsInformer) Informer() cache.SharedIndexInformer[*corev1.Endpoints] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *endpointsInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *endpointsInformer) TypedInformer() EndpointsIndexInformer {
+	return ToEndpointsIndexInformer(f.factory.InformerFor(&corev1.Endpoints{}, f.defaultInformer))
 }
 
 func (f *endpointsInformer) Lister() listerscorev1.EndpointsLister {
 	return listerscorev1.NewEndpointsLister(f.Informer().GetIndexer())
+}
+
+// ToTypedEndpointsInformer converts an untyped informer into a TypedEndpointsInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Endpoints. If that is not the case, calling type-safe methods of the returned
+// TypedEndpointsInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedEndpointsInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedEndpointsInformer(informer EndpointsInformer) TypedEndpointsInformer {
+	if informer, ok := informer.(TypedEndpointsInformer); ok {
+		return informer
+	}
+	return &endpointsTypedInformerAdapter{informer}
+}
+
+type endpointsTypedInformerAdapter struct {
+	EndpointsInformer
+}
+
+func (a *endpointsTypedInformerAdapter) TypedInformer() EndpointsIndexInformer {
+	return ToEndpointsIndexInformer(a.Informer())
+}
+
+// ToEndpointsIndexInformer converts an untyped informer into a EndpointsIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Endpoints. If that is not the case, calling type-safe methods of the returned
+// EndpointsIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a EndpointsIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToEndpointsIndexInformer(informer cache.SharedIndexInformer) EndpointsIndexInformer {
+	if informer, ok := informer.(EndpointsIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.Endpoints](informer)
 }

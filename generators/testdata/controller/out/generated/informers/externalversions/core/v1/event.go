@@ -9,19 +9,48 @@ import (
 	"example.com/controller/generated/clientset/versioned"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/controller/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // EventInformer provides access to a shared informer and lister for
-// Events.
+// Events. Prefer using the type-safe variant (see [TypedEventInformer]).
 type EventInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.Event]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.EventLister
 }
+
+// TypedEventInformer provides access to a shared informer and lister for
+// Events, including the type-safe TypedInformer variant.
+// It is a superset of EventInformer.
+type TypedEventInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() EventIndexInformer
+	Lister() listerscorev1.EventLister
+}
+
+// EventIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type EventIndexInformer cache.TypedSharedIndexInformer[*corev1.Event]
+
+// EventHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Event.
+type EventHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.Event]
+
+// EventDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Event.
+type EventDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Event]
+
+// EventFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Event.
+type EventFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.Event]
+
+// EventIndexers is a specialization of [cache.TypedIndexers] for Event.
+type EventIndexers = cache.TypedIndexers[*corev1.Event]
+
+// DeletedEvent is a specialization of [cache.DeletedObject] for Event.
+type DeletedEvent = cache.DeletedObject[*corev1.Event]
 
 type eventInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type eventInformer struct {
 // NewEventInformer constructs a new informer for Event type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewEventInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Event]) cache.SharedIndexInformer[*corev1.Event] {
-	return NewFilteredEventInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedEventInformer]).
+func NewEventInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewEventInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedEventInformer constructs a new informer for Event type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedEventInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers EventIndexers) EventIndexInformer {
+	return NewTypedEventInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredEventInformer constructs a new informer for Event type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredEventInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Event], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.Event] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.Event](
-		&cache.ListWatch[*corev1.Event]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.Event], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredEventInformer]).
+func NewFilteredEventInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedEventInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredEventInformer constructs a new informer for Event type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredEventInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers EventIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) EventIndexInformer {
+	return NewTypedEventInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewEventInformerWithOptions constructs a new informer for Event type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedEventInformerWithOptions]).
+func NewEventInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedEventInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedEventInformerWithOptions constructs a new informer for Event type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedEventInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) EventIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "events"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Event](
+		&ctrlcache.ListWatch[*corev1.Event]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Event], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().Events(namespace).List(ctx, options)
+				list, err := client.CoreV1().Events(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.Event]{}, err
+					return ctrlcache.ListPage[*corev1.Event]{}, err
 				}
-				return cache.ListPage[*corev1.Event]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Event]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().Events(namespace).Watch(ctx, options)
+				return client.CoreV1().Events(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.Event]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "events.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *eventInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.Event] {
-	return NewFilteredEventInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *eventInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedEventInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *eventInformer) Informer() cache.SharedIndexInformer[*corev1.Event] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *eventInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *eventInformer) TypedInformer() EventIndexInformer {
+	return ToEventIndexInformer(f.factory.InformerFor(&corev1.Event{}, f.defaultInformer))
 }
 
 func (f *eventInformer) Lister() listerscorev1.EventLister {
 	return listerscorev1.NewEventLister(f.Informer().GetIndexer())
+}
+
+// ToTypedEventInformer converts an untyped informer into a TypedEventInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Event. If that is not the case, calling type-safe methods of the returned
+// TypedEventInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedEventInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedEventInformer(informer EventInformer) TypedEventInformer {
+	if informer, ok := informer.(TypedEventInformer); ok {
+		return informer
+	}
+	return &eventTypedInformerAdapter{informer}
+}
+
+type eventTypedInformerAdapter struct {
+	EventInformer
+}
+
+func (a *eventTypedInformerAdapter) TypedInformer() EventIndexInformer {
+	return ToEventIndexInformer(a.Informer())
+}
+
+// ToEventIndexInformer converts an untyped informer into a EventIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Event. If that is not the case, calling type-safe methods of the returned
+// EventIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a EventIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToEventIndexInformer(informer cache.SharedIndexInformer) EventIndexInformer {
+	if informer, ok := informer.(EventIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.Event](informer)
 }

@@ -9,19 +9,48 @@ import (
 	"example.com/controller/generated/clientset/versioned"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/controller/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // LimitRangeInformer provides access to a shared informer and lister for
-// LimitRanges.
+// LimitRanges. Prefer using the type-safe variant (see [TypedLimitRangeInformer]).
 type LimitRangeInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.LimitRange]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.LimitRangeLister
 }
+
+// TypedLimitRangeInformer provides access to a shared informer and lister for
+// LimitRanges, including the type-safe TypedInformer variant.
+// It is a superset of LimitRangeInformer.
+type TypedLimitRangeInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() LimitRangeIndexInformer
+	Lister() listerscorev1.LimitRangeLister
+}
+
+// LimitRangeIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type LimitRangeIndexInformer cache.TypedSharedIndexInformer[*corev1.LimitRange]
+
+// LimitRangeHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for LimitRange.
+type LimitRangeHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.LimitRange]
+
+// LimitRangeDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for LimitRange.
+type LimitRangeDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.LimitRange]
+
+// LimitRangeFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for LimitRange.
+type LimitRangeFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.LimitRange]
+
+// LimitRangeIndexers is a specialization of [cache.TypedIndexers] for LimitRange.
+type LimitRangeIndexers = cache.TypedIndexers[*corev1.LimitRange]
+
+// DeletedLimitRange is a specialization of [cache.DeletedObject] for LimitRange.
+type DeletedLimitRange = cache.DeletedObject[*corev1.LimitRange]
 
 type limitRangeInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type limitRangeInformer struct {
 // NewLimitRangeInformer constructs a new informer for LimitRange type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewLimitRangeInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.LimitRange]) cache.SharedIndexInformer[*corev1.LimitRange] {
-	return NewFilteredLimitRangeInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedLimitRangeInformer]).
+func NewLimitRangeInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewLimitRangeInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedLimitRangeInformer constructs a new informer for LimitRange type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedLimitRangeInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers LimitRangeIndexers) LimitRangeIndexInformer {
+	return NewTypedLimitRangeInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredLimitRangeInformer constructs a new informer for LimitRange type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredLimitRangeInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.LimitRange], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.LimitRange] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.LimitRange](
-		&cache.ListWatch[*corev1.LimitRange]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.LimitRange], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredLimitRangeInformer]).
+func NewFilteredLimitRangeInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedLimitRangeInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredLimitRangeInformer constructs a new informer for LimitRange type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredLimitRangeInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers LimitRangeIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) LimitRangeIndexInformer {
+	return NewTypedLimitRangeInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewLimitRangeInformerWithOptions constructs a new informer for LimitRange type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedLimitRangeInformerWithOptions]).
+func NewLimitRangeInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedLimitRangeInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedLimitRangeInformerWithOptions constructs a new informer for LimitRange type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedLimitRangeInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) LimitRangeIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "limitranges"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.LimitRange](
+		&ctrlcache.ListWatch[*corev1.LimitRange]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.LimitRange], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().LimitRanges(namespace).List(ctx, options)
+				list, err := client.CoreV1().LimitRanges(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.LimitRange]{}, err
+					return ctrlcache.ListPage[*corev1.LimitRange]{}, err
 				}
-				return cache.ListPage[*corev1.LimitRange]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.LimitRange]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().LimitRanges(namespace).Watch(ctx, options)
+				return client.CoreV1().LimitRanges(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.LimitRange]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "limitranges.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *limitRangeInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.LimitRange] {
-	return NewFilteredLimitRangeInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *limitRangeInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedLimitRangeInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *limitRangeInformer) Informer() cache.SharedIndexInformer[*corev1.LimitRange] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *limitRangeInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *limitRangeInformer) TypedInformer() LimitRangeIndexInformer {
+	return ToLimitRangeIndexInformer(f.factory.InformerFor(&corev1.LimitRange{}, f.defaultInformer))
 }
 
 func (f *limitRangeInformer) Lister() listerscorev1.LimitRangeLister {
 	return listerscorev1.NewLimitRangeLister(f.Informer().GetIndexer())
+}
+
+// ToTypedLimitRangeInformer converts an untyped informer into a TypedLimitRangeInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *LimitRange. If that is not the case, calling type-safe methods of the returned
+// TypedLimitRangeInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedLimitRangeInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedLimitRangeInformer(informer LimitRangeInformer) TypedLimitRangeInformer {
+	if informer, ok := informer.(TypedLimitRangeInformer); ok {
+		return informer
+	}
+	return &limitRangeTypedInformerAdapter{informer}
+}
+
+type limitRangeTypedInformerAdapter struct {
+	LimitRangeInformer
+}
+
+func (a *limitRangeTypedInformerAdapter) TypedInformer() LimitRangeIndexInformer {
+	return ToLimitRangeIndexInformer(a.Informer())
+}
+
+// ToLimitRangeIndexInformer converts an untyped informer into a LimitRangeIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *LimitRange. If that is not the case, calling type-safe methods of the returned
+// LimitRangeIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a LimitRangeIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToLimitRangeIndexInformer(informer cache.SharedIndexInformer) LimitRangeIndexInformer {
+	if informer, ok := informer.(LimitRangeIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.LimitRange](informer)
 }

@@ -9,19 +9,48 @@ import (
 	"example.com/controller/generated/clientset/versioned"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/controller/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // NodeInformer provides access to a shared informer and lister for
-// Nodes.
+// Nodes. Prefer using the type-safe variant (see [TypedNodeInformer]).
 type NodeInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.Node]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.NodeLister
 }
+
+// TypedNodeInformer provides access to a shared informer and lister for
+// Nodes, including the type-safe TypedInformer variant.
+// It is a superset of NodeInformer.
+type TypedNodeInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() NodeIndexInformer
+	Lister() listerscorev1.NodeLister
+}
+
+// NodeIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type NodeIndexInformer cache.TypedSharedIndexInformer[*corev1.Node]
+
+// NodeHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Node.
+type NodeHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.Node]
+
+// NodeDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Node.
+type NodeDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Node]
+
+// NodeFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Node.
+type NodeFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.Node]
+
+// NodeIndexers is a specialization of [cache.TypedIndexers] for Node.
+type NodeIndexers = cache.TypedIndexers[*corev1.Node]
+
+// DeletedNode is a specialization of [cache.DeletedObject] for Node.
+type DeletedNode = cache.DeletedObject[*corev1.Node]
 
 type nodeInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -31,49 +60,127 @@ type nodeInformer struct {
 // NewNodeInformer constructs a new informer for Node type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewNodeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Node]) cache.SharedIndexInformer[*corev1.Node] {
-	return NewFilteredNodeInformer(client, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedNodeInformer]).
+func NewNodeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewNodeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedNodeInformer constructs a new informer for Node type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedNodeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers NodeIndexers) NodeIndexInformer {
+	return NewTypedNodeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredNodeInformer constructs a new informer for Node type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredNodeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Node], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.Node] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.Node](
-		&cache.ListWatch[*corev1.Node]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.Node], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredNodeInformer]).
+func NewFilteredNodeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedNodeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredNodeInformer constructs a new informer for Node type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredNodeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers NodeIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) NodeIndexInformer {
+	return NewTypedNodeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewNodeInformerWithOptions constructs a new informer for Node type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedNodeInformerWithOptions]).
+func NewNodeInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedNodeInformerWithOptions(client, options)
+}
+
+// NewTypedNodeInformerWithOptions constructs a new informer for Node type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedNodeInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) NodeIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "nodes"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Node](
+		&ctrlcache.ListWatch[*corev1.Node]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Node], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().Nodes().List(ctx, options)
+				list, err := client.CoreV1().Nodes().List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.Node]{}, err
+					return ctrlcache.ListPage[*corev1.Node]{}, err
 				}
-				return cache.ListPage[*corev1.Node]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Node]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().Nodes().Watch(ctx, options)
+				return client.CoreV1().Nodes().Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.Node]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "nodes.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *nodeInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.Node] {
-	return NewFilteredNodeInformer(client, resyncPeriod, nil, f.tweakListOptions)
+func (f *nodeInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedNodeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *nodeInformer) Informer() cache.SharedIndexInformer[*corev1.Node] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *nodeInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *nodeInformer) TypedInformer() NodeIndexInformer {
+	return ToNodeIndexInformer(f.factory.InformerFor(&corev1.Node{}, f.defaultInformer))
 }
 
 func (f *nodeInformer) Lister() listerscorev1.NodeLister {
 	return listerscorev1.NewNodeLister(f.Informer().GetIndexer())
+}
+
+// ToTypedNodeInformer converts an untyped informer into a TypedNodeInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Node. If that is not the case, calling type-safe methods of the returned
+// TypedNodeInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedNodeInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedNodeInformer(informer NodeInformer) TypedNodeInformer {
+	if informer, ok := informer.(TypedNodeInformer); ok {
+		return informer
+	}
+	return &nodeTypedInformerAdapter{informer}
+}
+
+type nodeTypedInformerAdapter struct {
+	NodeInformer
+}
+
+func (a *nodeTypedInformerAdapter) TypedInformer() NodeIndexInformer {
+	return ToNodeIndexInformer(a.Informer())
+}
+
+// ToNodeIndexInformer converts an untyped informer into a NodeIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Node. If that is not the case, calling type-safe methods of the returned
+// NodeIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a NodeIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToNodeIndexInformer(informer cache.SharedIndexInformer) NodeIndexInformer {
+	if informer, ok := informer.(NodeIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.Node](informer)
 }

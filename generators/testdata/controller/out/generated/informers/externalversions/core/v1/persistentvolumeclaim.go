@@ -9,19 +9,48 @@ import (
 	"example.com/controller/generated/clientset/versioned"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/controller/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PersistentVolumeClaimInformer provides access to a shared informer and lister for
-// PersistentVolumeClaims.
+// PersistentVolumeClaims. Prefer using the type-safe variant (see [TypedPersistentVolumeClaimInformer]).
 type PersistentVolumeClaimInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.PersistentVolumeClaim]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.PersistentVolumeClaimLister
 }
+
+// TypedPersistentVolumeClaimInformer provides access to a shared informer and lister for
+// PersistentVolumeClaims, including the type-safe TypedInformer variant.
+// It is a superset of PersistentVolumeClaimInformer.
+type TypedPersistentVolumeClaimInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() PersistentVolumeClaimIndexInformer
+	Lister() listerscorev1.PersistentVolumeClaimLister
+}
+
+// PersistentVolumeClaimIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type PersistentVolumeClaimIndexInformer cache.TypedSharedIndexInformer[*corev1.PersistentVolumeClaim]
+
+// PersistentVolumeClaimHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for PersistentVolumeClaim.
+type PersistentVolumeClaimHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.PersistentVolumeClaim]
+
+// PersistentVolumeClaimDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for PersistentVolumeClaim.
+type PersistentVolumeClaimDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.PersistentVolumeClaim]
+
+// PersistentVolumeClaimFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for PersistentVolumeClaim.
+type PersistentVolumeClaimFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.PersistentVolumeClaim]
+
+// PersistentVolumeClaimIndexers is a specialization of [cache.TypedIndexers] for PersistentVolumeClaim.
+type PersistentVolumeClaimIndexers = cache.TypedIndexers[*corev1.PersistentVolumeClaim]
+
+// DeletedPersistentVolumeClaim is a specialization of [cache.DeletedObject] for PersistentVolumeClaim.
+type DeletedPersistentVolumeClaim = cache.DeletedObject[*corev1.PersistentVolumeClaim]
 
 type persistentVolumeClaimInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type persistentVolumeClaimInformer struct {
 // NewPersistentVolumeClaimInformer constructs a new informer for PersistentVolumeClaim type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewPersistentVolumeClaimInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.PersistentVolumeClaim]) cache.SharedIndexInformer[*corev1.PersistentVolumeClaim] {
-	return NewFilteredPersistentVolumeClaimInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPersistentVolumeClaimInformer]).
+func NewPersistentVolumeClaimInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewPersistentVolumeClaimInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedPersistentVolumeClaimInformer constructs a new informer for PersistentVolumeClaim type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedPersistentVolumeClaimInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PersistentVolumeClaimIndexers) PersistentVolumeClaimIndexInformer {
+	return NewTypedPersistentVolumeClaimInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredPersistentVolumeClaimInformer constructs a new informer for PersistentVolumeClaim type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredPersistentVolumeClaimInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.PersistentVolumeClaim], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.PersistentVolumeClaim] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.PersistentVolumeClaim](
-		&cache.ListWatch[*corev1.PersistentVolumeClaim]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.PersistentVolumeClaim], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredPersistentVolumeClaimInformer]).
+func NewFilteredPersistentVolumeClaimInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedPersistentVolumeClaimInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredPersistentVolumeClaimInformer constructs a new informer for PersistentVolumeClaim type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredPersistentVolumeClaimInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PersistentVolumeClaimIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) PersistentVolumeClaimIndexInformer {
+	return NewTypedPersistentVolumeClaimInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewPersistentVolumeClaimInformerWithOptions constructs a new informer for PersistentVolumeClaim type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPersistentVolumeClaimInformerWithOptions]).
+func NewPersistentVolumeClaimInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedPersistentVolumeClaimInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedPersistentVolumeClaimInformerWithOptions constructs a new informer for PersistentVolumeClaim type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedPersistentVolumeClaimInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) PersistentVolumeClaimIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumeclaims"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.PersistentVolumeClaim](
+		&ctrlcache.ListWatch[*corev1.PersistentVolumeClaim]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.PersistentVolumeClaim], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().PersistentVolumeClaims(namespace).List(ctx, options)
+				list, err := client.CoreV1().PersistentVolumeClaims(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.PersistentVolumeClaim]{}, err
+					return ctrlcache.ListPage[*corev1.PersistentVolumeClaim]{}, err
 				}
-				return cache.ListPage[*corev1.PersistentVolumeClaim]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.PersistentVolumeClaim]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().PersistentVolumeClaims(namespace).Watch(ctx, options)
+				return client.CoreV1().PersistentVolumeClaims(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.PersistentVolumeClaim]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "persistentvolumeclaims.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *persistentVolumeClaimInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.PersistentVolumeClaim] {
-	return NewFilteredPersistentVolumeClaimInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *persistentVolumeClaimInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedPersistentVolumeClaimInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *persistentVolumeClaimInformer) Informer() cache.SharedIndexInformer[*corev1.PersistentVolumeClaim] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *persistentVolumeClaimInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *persistentVolumeClaimInformer) TypedInformer() PersistentVolumeClaimIndexInformer {
+	return ToPersistentVolumeClaimIndexInformer(f.factory.InformerFor(&corev1.PersistentVolumeClaim{}, f.defaultInformer))
 }
 
 func (f *persistentVolumeClaimInformer) Lister() listerscorev1.PersistentVolumeClaimLister {
 	return listerscorev1.NewPersistentVolumeClaimLister(f.Informer().GetIndexer())
+}
+
+// ToTypedPersistentVolumeClaimInformer converts an untyped informer into a TypedPersistentVolumeClaimInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *PersistentVolumeClaim. If that is not the case, calling type-safe methods of the returned
+// TypedPersistentVolumeClaimInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedPersistentVolumeClaimInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedPersistentVolumeClaimInformer(informer PersistentVolumeClaimInformer) TypedPersistentVolumeClaimInformer {
+	if informer, ok := informer.(TypedPersistentVolumeClaimInformer); ok {
+		return informer
+	}
+	return &persistentVolumeClaimTypedInformerAdapter{informer}
+}
+
+type persistentVolumeClaimTypedInformerAdapter struct {
+	PersistentVolumeClaimInformer
+}
+
+func (a *persistentVolumeClaimTypedInformerAdapter) TypedInformer() PersistentVolumeClaimIndexInformer {
+	return ToPersistentVolumeClaimIndexInformer(a.Informer())
+}
+
+// ToPersistentVolumeClaimIndexInformer converts an untyped informer into a PersistentVolumeClaimIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *PersistentVolumeClaim. If that is not the case, calling type-safe methods of the returned
+// PersistentVolumeClaimIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a PersistentVolumeClaimIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToPersistentVolumeClaimIndexInformer(informer cache.SharedIndexInformer) PersistentVolumeClaimIndexInformer {
+	if informer, ok := informer.(PersistentVolumeClaimIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.PersistentVolumeClaim](informer)
 }

@@ -9,19 +9,48 @@ import (
 	"example.com/controller/generated/clientset/versioned"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/controller/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ReplicationControllerInformer provides access to a shared informer and lister for
-// ReplicationControllers.
+// ReplicationControllers. Prefer using the type-safe variant (see [TypedReplicationControllerInformer]).
 type ReplicationControllerInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.ReplicationController]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.ReplicationControllerLister
 }
+
+// TypedReplicationControllerInformer provides access to a shared informer and lister for
+// ReplicationControllers, including the type-safe TypedInformer variant.
+// It is a superset of ReplicationControllerInformer.
+type TypedReplicationControllerInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ReplicationControllerIndexInformer
+	Lister() listerscorev1.ReplicationControllerLister
+}
+
+// ReplicationControllerIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ReplicationControllerIndexInformer cache.TypedSharedIndexInformer[*corev1.ReplicationController]
+
+// ReplicationControllerHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ReplicationController.
+type ReplicationControllerHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.ReplicationController]
+
+// ReplicationControllerDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ReplicationController.
+type ReplicationControllerDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.ReplicationController]
+
+// ReplicationControllerFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ReplicationController.
+type ReplicationControllerFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.ReplicationController]
+
+// ReplicationControllerIndexers is a specialization of [cache.TypedIndexers] for ReplicationController.
+type ReplicationControllerIndexers = cache.TypedIndexers[*corev1.ReplicationController]
+
+// DeletedReplicationController is a specialization of [cache.DeletedObject] for ReplicationController.
+type DeletedReplicationController = cache.DeletedObject[*corev1.ReplicationController]
 
 type replicationControllerInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type replicationControllerInformer struct {
 // NewReplicationControllerInformer constructs a new informer for ReplicationController type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewReplicationControllerInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ReplicationController]) cache.SharedIndexInformer[*corev1.ReplicationController] {
-	return NewFilteredReplicationControllerInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedReplicationControllerInformer]).
+func NewReplicationControllerInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewReplicationControllerInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedReplicationControllerInformer constructs a new informer for ReplicationController type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedReplicationControllerInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ReplicationControllerIndexers) ReplicationControllerIndexInformer {
+	return NewTypedReplicationControllerInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredReplicationControllerInformer constructs a new informer for ReplicationController type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredReplicationControllerInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ReplicationController], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.ReplicationController] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.ReplicationController](
-		&cache.ListWatch[*corev1.ReplicationController]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.ReplicationController], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredReplicationControllerInformer]).
+func NewFilteredReplicationControllerInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedReplicationControllerInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredReplicationControllerInformer constructs a new informer for ReplicationController type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredReplicationControllerInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ReplicationControllerIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ReplicationControllerIndexInformer {
+	return NewTypedReplicationControllerInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewReplicationControllerInformerWithOptions constructs a new informer for ReplicationController type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedReplicationControllerInformerWithOptions]).
+func NewReplicationControllerInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedReplicationControllerInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedReplicationControllerInformerWithOptions constructs a new informer for ReplicationController type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedReplicationControllerInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ReplicationControllerIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "replicationcontrollers"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ReplicationController](
+		&ctrlcache.ListWatch[*corev1.ReplicationController]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ReplicationController], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().ReplicationControllers(namespace).List(ctx, options)
+				list, err := client.CoreV1().ReplicationControllers(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.ReplicationController]{}, err
+					return ctrlcache.ListPage[*corev1.ReplicationController]{}, err
 				}
-				return cache.ListPage[*corev1.ReplicationController]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ReplicationController]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().ReplicationControllers(namespace).Watch(ctx, options)
+				return client.CoreV1().ReplicationControllers(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.ReplicationController]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "replicationcontrollers.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *replicationControllerInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.ReplicationController] {
-	return NewFilteredReplicationControllerInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *replicationControllerInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedReplicationControllerInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *replicationControllerInformer) Informer() cache.SharedIndexInformer[*corev1.ReplicationController] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *replicationControllerInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *replicationControllerInformer) TypedInformer() ReplicationControllerIndexInformer {
+	return ToReplicationControllerIndexInformer(f.factory.InformerFor(&corev1.ReplicationController{}, f.defaultInformer))
 }
 
 func (f *replicationControllerInformer) Lister() listerscorev1.ReplicationControllerLister {
 	return listerscorev1.NewReplicationControllerLister(f.Informer().GetIndexer())
+}
+
+// ToTypedReplicationControllerInformer converts an untyped informer into a TypedReplicationControllerInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ReplicationController. If that is not the case, calling type-safe methods of the returned
+// TypedReplicationControllerInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedReplicationControllerInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedReplicationControllerInformer(informer ReplicationControllerInformer) TypedReplicationControllerInformer {
+	if informer, ok := informer.(TypedReplicationControllerInformer); ok {
+		return informer
+	}
+	return &replicationControllerTypedInformerAdapter{informer}
+}
+
+type replicationControllerTypedInformerAdapter struct {
+	ReplicationControllerInformer
+}
+
+func (a *replicationControllerTypedInformerAdapter) TypedInformer() ReplicationControllerIndexInformer {
+	return ToReplicationControllerIndexInformer(a.Informer())
+}
+
+// ToReplicationControllerIndexInformer converts an untyped informer into a ReplicationControllerIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ReplicationController. If that is not the case, calling type-safe methods of the returned
+// ReplicationControllerIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ReplicationControllerIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToReplicationControllerIndexInformer(informer cache.SharedIndexInformer) ReplicationControllerIndexInformer {
+	if informer, ok := informer.(ReplicationControllerIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.ReplicationController](informer)
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/controller/generated/clientset/versioned"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listersopsv1 "example.com/controller/generated/listers/ops/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // BackupInformer provides access to a shared informer and lister for
-// Backups.
+// Backups. Prefer using the type-safe variant (see [TypedBackupInformer]).
 type BackupInformer interface {
-	Informer() cache.SharedIndexInformer[*opsv1.Backup]
+	Informer() cache.SharedIndexInformer
 	Lister() listersopsv1.BackupLister
 }
+
+// TypedBackupInformer provides access to a shared informer and lister for
+// Backups, including the type-safe TypedInformer variant.
+// It is a superset of BackupInformer.
+type TypedBackupInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() BackupIndexInformer
+	Lister() listersopsv1.BackupLister
+}
+
+// BackupIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type BackupIndexInformer cache.TypedSharedIndexInformer[*opsv1.Backup]
+
+// BackupHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Backup.
+type BackupHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*opsv1.Backup]
+
+// BackupDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Backup.
+type BackupDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*opsv1.Backup]
+
+// BackupFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Backup.
+type BackupFilteringHandler = cache.TypedFilteringResourceEventHandler[*opsv1.Backup]
+
+// BackupIndexers is a specialization of [cache.TypedIndexers] for Backup.
+type BackupIndexers = cache.TypedIndexers[*opsv1.Backup]
+
+// DeletedBackup is a specialization of [cache.DeletedObject] for Backup.
+type DeletedBackup = cache.DeletedObject[*opsv1.Backup]
 
 type backupInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type backupInformer struct {
 // NewBackupInformer constructs a new informer for Backup type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewBackupInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*opsv1.Backup]) cache.SharedIndexInformer[*opsv1.Backup] {
-	return NewFilteredBackupInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedBackupInformer]).
+func NewBackupInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewBackupInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedBackupInformer constructs a new informer for Backup type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedBackupInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers BackupIndexers) BackupIndexInformer {
+	return NewTypedBackupInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredBackupInformer constructs a new informer for Backup type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredBackupInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*opsv1.Backup], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*opsv1.Backup] {
-	return cache.NewSharedIndexInformerWithOptions[*opsv1.Backup](
-		&cache.ListWatch[*opsv1.Backup]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*opsv1.Backup], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredBackupInformer]).
+func NewFilteredBackupInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedBackupInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredBackupInformer constructs a new informer for Backup type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredBackupInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers BackupIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) BackupIndexInformer {
+	return NewTypedBackupInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewBackupInformerWithOptions constructs a new informer for Backup type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedBackupInformerWithOptions]).
+func NewBackupInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedBackupInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedBackupInformerWithOptions constructs a new informer for Backup type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedBackupInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) BackupIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "ops.example.com", Version: "v1", Resource: "backups"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*opsv1.Backup](
+		&ctrlcache.ListWatch[*opsv1.Backup]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*opsv1.Backup], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.OpsV1().Backups(namespace).List(ctx, options)
+				list, err := client.OpsV1().Backups(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*opsv1.Backup]{}, err
+					return ctrlcache.ListPage[*opsv1.Backup]{}, err
 				}
-				return cache.ListPage[*opsv1.Backup]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*opsv1.Backup]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.OpsV1().Backups(namespace).Watch(ctx, options)
+				return client.OpsV1().Backups(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*opsv1.Backup]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "backups.v1.ops.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *backupInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*opsv1.Backup] {
-	return NewFilteredBackupInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *backupInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedBackupInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *backupInformer) Informer() cache.SharedIndexInformer[*opsv1.Backup] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *backupInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *backupInformer) TypedInformer() BackupIndexInformer {
+	return ToBackupIndexInformer(f.factory.InformerFor(&opsv1.Backup{}, f.defaultInformer))
 }
 
 func (f *backupInformer) Lister() listersopsv1.BackupLister {
 	return listersopsv1.NewBackupLister(f.Informer().GetIndexer())
+}
+
+// ToTypedBackupInformer converts an untyped informer into a TypedBackupInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Backup. If that is not the case, calling type-safe methods of the returned
+// TypedBackupInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedBackupInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedBackupInformer(informer BackupInformer) TypedBackupInformer {
+	if informer, ok := informer.(TypedBackupInformer); ok {
+		return informer
+	}
+	return &backupTypedInformerAdapter{informer}
+}
+
+type backupTypedInformerAdapter struct {
+	BackupInformer
+}
+
+func (a *backupTypedInformerAdapter) TypedInformer() BackupIndexInformer {
+	return ToBackupIndexInformer(a.Informer())
+}
+
+// ToBackupIndexInformer converts an untyped informer into a BackupIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Backup. If that is not the case, calling type-safe methods of the returned
+// BackupIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a BackupIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToBackupIndexInformer(informer cache.SharedIndexInformer) BackupIndexInformer {
+	if informer, ok := informer.(BackupIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*opsv1.Backup](informer)
 }

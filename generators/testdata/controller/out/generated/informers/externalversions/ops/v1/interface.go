@@ -8,12 +8,12 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Backups returns a BackupInformer.
-	Backups() BackupInformer
-	// Restores returns a RestoreInformer.
-	Restores() RestoreInformer
-	// Schedules returns a ScheduleInformer.
-	Schedules() ScheduleInformer
+	// Backups returns a TypedBackupInformer.
+	Backups() TypedBackupInformer
+	// Restores returns a TypedRestoreInformer.
+	Restores() TypedRestoreInformer
+	// Schedules returns a TypedScheduleInformer.
+	Schedules() TypedScheduleInformer
 }
 
 type version struct {
@@ -27,17 +27,17 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Backups returns a BackupInformer.
-func (v *version) Backups() BackupInformer {
+// Backups returns a TypedBackupInformer.
+func (v *version) Backups() TypedBackupInformer {
 	return &backupInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// Restores returns a RestoreInformer.
-func (v *version) Restores() RestoreInformer {
+// Restores returns a TypedRestoreInformer.
+func (v *version) Restores() TypedRestoreInformer {
 	return &restoreInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// Schedules returns a ScheduleInformer.
-func (v *version) Schedules() ScheduleInformer {
+// Schedules returns a TypedScheduleInformer.
+func (v *version) Schedules() TypedScheduleInformer {
 	return &scheduleInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }

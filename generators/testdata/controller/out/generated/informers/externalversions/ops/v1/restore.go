@@ -10,18 +10,47 @@ import (
 	"example.com/controller/generated/clientset/versioned"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listersopsv1 "example.com/controller/generated/listers/ops/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // RestoreInformer provides access to a shared informer and lister for
-// Restores.
+// Restores. Prefer using the type-safe variant (see [TypedRestoreInformer]).
 type RestoreInformer interface {
-	Informer() cache.SharedIndexInformer[*opsv1.Restore]
+	Informer() cache.SharedIndexInformer
 	Lister() listersopsv1.RestoreLister
 }
+
+// TypedRestoreInformer provides access to a shared informer and lister for
+// Restores, including the type-safe TypedInformer variant.
+// It is a superset of RestoreInformer.
+type TypedRestoreInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() RestoreIndexInformer
+	Lister() listersopsv1.RestoreLister
+}
+
+// RestoreIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type RestoreIndexInformer cache.TypedSharedIndexInformer[*opsv1.Restore]
+
+// RestoreHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Restore.
+type RestoreHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*opsv1.Restore]
+
+// RestoreDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Restore.
+type RestoreDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*opsv1.Restore]
+
+// RestoreFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Restore.
+type RestoreFilteringHandler = cache.TypedFilteringResourceEventHandler[*opsv1.Restore]
+
+// RestoreIndexers is a specialization of [cache.TypedIndexers] for Restore.
+type RestoreIndexers = cache.TypedIndexers[*opsv1.Restore]
+
+// DeletedRestore is a specialization of [cache.DeletedObject] for Restore.
+type DeletedRestore = cache.DeletedObject[*opsv1.Restore]
 
 type restoreInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type restoreInformer struct {
 // NewRestoreInformer constructs a new informer for Restore type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewRestoreInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*opsv1.Restore]) cache.SharedIndexInformer[*opsv1.Restore] {
-	return NewFilteredRestoreInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRestoreInformer]).
+func NewRestoreInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewRestoreInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedRestoreInformer constructs a new informer for Restore type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedRestoreInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers RestoreIndexers) RestoreIndexInformer {
+	return NewTypedRestoreInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredRestoreInformer constructs a new informer for Restore type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredRestoreInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*opsv1.Restore], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*opsv1.Restore] {
-	return cache.NewSharedIndexInformerWithOptions[*opsv1.Restore](
-		&cache.ListWatch[*opsv1.Restore]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*opsv1.Restore], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredRestoreInformer]).
+func NewFilteredRestoreInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedRestoreInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredRestoreInformer constructs a new informer for Restore type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredRestoreInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers RestoreIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) RestoreIndexInformer {
+	return NewTypedRestoreInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewRestoreInformerWithOptions constructs a new informer for Restore type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRestoreInformerWithOptions]).
+func NewRestoreInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedRestoreInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedRestoreInformerWithOptions constructs a new informer for Restore type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedRestoreInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) RestoreIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "ops.example.com", Version: "v1", Resource: "restores"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*opsv1.Restore](
+		&ctrlcache.ListWatch[*opsv1.Restore]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*opsv1.Restore], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.OpsV1().Restores(namespace).List(ctx, options)
+				list, err := client.OpsV1().Restores(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*opsv1.Restore]{}, err
+					return ctrlcache.ListPage[*opsv1.Restore]{}, err
 				}
-				return cache.ListPage[*opsv1.Restore]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*opsv1.Restore]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.OpsV1().Restores(namespace).Watch(ctx, options)
+				return client.OpsV1().Restores(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*opsv1.Restore]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "restores.v1.ops.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *restoreInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*opsv1.Restore] {
-	return NewFilteredRestoreInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *restoreInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedRestoreInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *restoreInformer) Informer() cache.SharedIndexInformer[*opsv1.Restore] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *restoreInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *restoreInformer) TypedInformer() RestoreIndexInformer {
+	return ToRestoreIndexInformer(f.factory.InformerFor(&opsv1.Restore{}, f.defaultInformer))
 }
 
 func (f *restoreInformer) Lister() listersopsv1.RestoreLister {
 	return listersopsv1.NewRestoreLister(f.Informer().GetIndexer())
+}
+
+// ToTypedRestoreInformer converts an untyped informer into a TypedRestoreInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Restore. If that is not the case, calling type-safe methods of the returned
+// TypedRestoreInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedRestoreInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedRestoreInformer(informer RestoreInformer) TypedRestoreInformer {
+	if informer, ok := informer.(TypedRestoreInformer); ok {
+		return informer
+	}
+	return &restoreTypedInformerAdapter{informer}
+}
+
+type restoreTypedInformerAdapter struct {
+	RestoreInformer
+}
+
+func (a *restoreTypedInformerAdapter) TypedInformer() RestoreIndexInformer {
+	return ToRestoreIndexInformer(a.Informer())
+}
+
+// ToRestoreIndexInformer converts an untyped informer into a RestoreIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Restore. If that is not the case, calling type-safe methods of the returned
+// RestoreIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a RestoreIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToRestoreIndexInformer(informer cache.SharedIndexInformer) RestoreIndexInformer {
+	if informer, ok := informer.(RestoreIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*opsv1.Restore](informer)
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/controller/generated/clientset/versioned"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listersopsv1 "example.com/controller/generated/listers/ops/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ScheduleInformer provides access to a shared informer and lister for
-// Schedules.
+// Schedules. Prefer using the type-safe variant (see [TypedScheduleInformer]).
 type ScheduleInformer interface {
-	Informer() cache.SharedIndexInformer[*opsv1.Schedule]
+	Informer() cache.SharedIndexInformer
 	Lister() listersopsv1.ScheduleLister
 }
+
+// TypedScheduleInformer provides access to a shared informer and lister for
+// Schedules, including the type-safe TypedInformer variant.
+// It is a superset of ScheduleInformer.
+type TypedScheduleInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ScheduleIndexInformer
+	Lister() listersopsv1.ScheduleLister
+}
+
+// ScheduleIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ScheduleIndexInformer cache.TypedSharedIndexInformer[*opsv1.Schedule]
+
+// ScheduleHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Schedule.
+type ScheduleHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*opsv1.Schedule]
+
+// ScheduleDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Schedule.
+type ScheduleDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*opsv1.Schedule]
+
+// ScheduleFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Schedule.
+type ScheduleFilteringHandler = cache.TypedFilteringResourceEventHandler[*opsv1.Schedule]
+
+// ScheduleIndexers is a specialization of [cache.TypedIndexers] for Schedule.
+type ScheduleIndexers = cache.TypedIndexers[*opsv1.Schedule]
+
+// DeletedSchedule is a specialization of [cache.DeletedObject] for Schedule.
+type DeletedSchedule = cache.DeletedObject[*opsv1.Schedule]
 
 type scheduleInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -31,49 +60,127 @@ type scheduleInformer struct {
 // NewScheduleInformer constructs a new informer for Schedule type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewScheduleInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*opsv1.Schedule]) cache.SharedIndexInformer[*opsv1.Schedule] {
-	return NewFilteredScheduleInformer(client, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedScheduleInformer]).
+func NewScheduleInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewScheduleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedScheduleInformer constructs a new informer for Schedule type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedScheduleInformer(client versioned.Interface, resyncPeriod time.Duration, indexers ScheduleIndexers) ScheduleIndexInformer {
+	return NewTypedScheduleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredScheduleInformer constructs a new informer for Schedule type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredScheduleInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*opsv1.Schedule], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*opsv1.Schedule] {
-	return cache.NewSharedIndexInformerWithOptions[*opsv1.Schedule](
-		&cache.ListWatch[*opsv1.Schedule]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*opsv1.Schedule], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredScheduleInformer]).
+func NewFilteredScheduleInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedScheduleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredScheduleInformer constructs a new informer for Schedule type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredScheduleInformer(client versioned.Interface, resyncPeriod time.Duration, indexers ScheduleIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ScheduleIndexInformer {
+	return NewTypedScheduleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewScheduleInformerWithOptions constructs a new informer for Schedule type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedScheduleInformerWithOptions]).
+func NewScheduleInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedScheduleInformerWithOptions(client, options)
+}
+
+// NewTypedScheduleInformerWithOptions constructs a new informer for Schedule type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedScheduleInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) ScheduleIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "ops.example.com", Version: "v1", Resource: "schedules"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*opsv1.Schedule](
+		&ctrlcache.ListWatch[*opsv1.Schedule]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*opsv1.Schedule], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.OpsV1().Schedules().List(ctx, options)
+				list, err := client.OpsV1().Schedules().List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*opsv1.Schedule]{}, err
+					return ctrlcache.ListPage[*opsv1.Schedule]{}, err
 				}
-				return cache.ListPage[*opsv1.Schedule]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*opsv1.Schedule]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.OpsV1().Schedules().Watch(ctx, options)
+				return client.OpsV1().Schedules().Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*opsv1.Schedule]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "schedules.v1.ops.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *scheduleInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*opsv1.Schedule] {
-	return NewFilteredScheduleInformer(client, resyncPeriod, nil, f.tweakListOptions)
+func (f *scheduleInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedScheduleInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *scheduleInformer) Informer() cache.SharedIndexInformer[*opsv1.Schedule] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *scheduleInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *scheduleInformer) TypedInformer() ScheduleIndexInformer {
+	return ToScheduleIndexInformer(f.factory.InformerFor(&opsv1.Schedule{}, f.defaultInformer))
 }
 
 func (f *scheduleInformer) Lister() listersopsv1.ScheduleLister {
 	return listersopsv1.NewScheduleLister(f.Informer().GetIndexer())
+}
+
+// ToTypedScheduleInformer converts an untyped informer into a TypedScheduleInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Schedule. If that is not the case, calling type-safe methods of the returned
+// TypedScheduleInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedScheduleInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedScheduleInformer(informer ScheduleInformer) TypedScheduleInformer {
+	if informer, ok := informer.(TypedScheduleInformer); ok {
+		return informer
+	}
+	return &scheduleTypedInformerAdapter{informer}
+}
+
+type scheduleTypedInformerAdapter struct {
+	ScheduleInformer
+}
+
+func (a *scheduleTypedInformerAdapter) TypedInformer() ScheduleIndexInformer {
+	return ToScheduleIndexInformer(a.Informer())
+}
+
+// ToScheduleIndexInformer converts an untyped informer into a ScheduleIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Schedule. If that is not the case, calling type-safe methods of the returned
+// ScheduleIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ScheduleIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToScheduleIndexInformer(informer cache.SharedIndexInformer) ScheduleIndexInformer {
+	if informer, ok := informer.(ScheduleIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*opsv1.Schedule](informer)
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/crosspkgkind/generated/clientset/versioned"
 	"example.com/crosspkgkind/generated/informers/externalversions/internalinterfaces"
 	listersgatewayv1 "example.com/crosspkgkind/generated/listers/gateway/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GatewayClassInformer provides access to a shared informer and lister for
-// GatewayClasses.
+// GatewayClasses. Prefer using the type-safe variant (see [TypedGatewayClassInformer]).
 type GatewayClassInformer interface {
-	Informer() cache.SharedIndexInformer[*gatewayv1.GatewayClass]
+	Informer() cache.SharedIndexInformer
 	Lister() listersgatewayv1.GatewayClassLister
 }
+
+// TypedGatewayClassInformer provides access to a shared informer and lister for
+// GatewayClasses, including the type-safe TypedInformer variant.
+// It is a superset of GatewayClassInformer.
+type TypedGatewayClassInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() GatewayClassIndexInformer
+	Lister() listersgatewayv1.GatewayClassLister
+}
+
+// GatewayClassIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type GatewayClassIndexInformer cache.TypedSharedIndexInformer[*gatewayv1.GatewayClass]
+
+// GatewayClassHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for GatewayClass.
+type GatewayClassHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*gatewayv1.GatewayClass]
+
+// GatewayClassDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for GatewayClass.
+type GatewayClassDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*gatewayv1.GatewayClass]
+
+// GatewayClassFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for GatewayClass.
+type GatewayClassFilteringHandler = cache.TypedFilteringResourceEventHandler[*gatewayv1.GatewayClass]
+
+// GatewayClassIndexers is a specialization of [cache.TypedIndexers] for GatewayClass.
+type GatewayClassIndexers = cache.TypedIndexers[*gatewayv1.GatewayClass]
+
+// DeletedGatewayClass is a specialization of [cache.DeletedObject] for GatewayClass.
+type DeletedGatewayClass = cache.DeletedObject[*gatewayv1.GatewayClass]
 
 type gatewayClassInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -31,49 +60,127 @@ type gatewayClassInformer struct {
 // NewGatewayClassInformer constructs a new informer for GatewayClass type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewGatewayClassInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*gatewayv1.GatewayClass]) cache.SharedIndexInformer[*gatewayv1.GatewayClass] {
-	return NewFilteredGatewayClassInformer(client, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedGatewayClassInformer]).
+func NewGatewayClassInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewGatewayClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedGatewayClassInformer constructs a new informer for GatewayClass type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedGatewayClassInformer(client versioned.Interface, resyncPeriod time.Duration, indexers GatewayClassIndexers) GatewayClassIndexInformer {
+	return NewTypedGatewayClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredGatewayClassInformer constructs a new informer for GatewayClass type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredGatewayClassInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*gatewayv1.GatewayClass], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*gatewayv1.GatewayClass] {
-	return cache.NewSharedIndexInformerWithOptions[*gatewayv1.GatewayClass](
-		&cache.ListWatch[*gatewayv1.GatewayClass]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*gatewayv1.GatewayClass], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredGatewayClassInformer]).
+func NewFilteredGatewayClassInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedGatewayClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredGatewayClassInformer constructs a new informer for GatewayClass type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredGatewayClassInformer(client versioned.Interface, resyncPeriod time.Duration, indexers GatewayClassIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) GatewayClassIndexInformer {
+	return NewTypedGatewayClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewGatewayClassInformerWithOptions constructs a new informer for GatewayClass type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedGatewayClassInformerWithOptions]).
+func NewGatewayClassInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedGatewayClassInformerWithOptions(client, options)
+}
+
+// NewTypedGatewayClassInformerWithOptions constructs a new informer for GatewayClass type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedGatewayClassInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) GatewayClassIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "gateway.example.com", Version: "v1", Resource: "gatewayclasses"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*gatewayv1.GatewayClass](
+		&ctrlcache.ListWatch[*gatewayv1.GatewayClass]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*gatewayv1.GatewayClass], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.GatewayV1().GatewayClasses().List(ctx, options)
+				list, err := client.GatewayV1().GatewayClasses().List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*gatewayv1.GatewayClass]{}, err
+					return ctrlcache.ListPage[*gatewayv1.GatewayClass]{}, err
 				}
-				return cache.ListPage[*gatewayv1.GatewayClass]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*gatewayv1.GatewayClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.GatewayV1().GatewayClasses().Watch(ctx, options)
+				return client.GatewayV1().GatewayClasses().Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*gatewayv1.GatewayClass]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "gatewayclasses.v1.gateway.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *gatewayClassInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*gatewayv1.GatewayClass] {
-	return NewFilteredGatewayClassInformer(client, resyncPeriod, nil, f.tweakListOptions)
+func (f *gatewayClassInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedGatewayClassInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *gatewayClassInformer) Informer() cache.SharedIndexInformer[*gatewayv1.GatewayClass] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *gatewayClassInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *gatewayClassInformer) TypedInformer() GatewayClassIndexInformer {
+	return ToGatewayClassIndexInformer(f.factory.InformerFor(&gatewayv1.GatewayClass{}, f.defaultInformer))
 }
 
 func (f *gatewayClassInformer) Lister() listersgatewayv1.GatewayClassLister {
 	return listersgatewayv1.NewGatewayClassLister(f.Informer().GetIndexer())
+}
+
+// ToTypedGatewayClassInformer converts an untyped informer into a TypedGatewayClassInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *GatewayClass. If that is not the case, calling type-safe methods of the returned
+// TypedGatewayClassInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedGatewayClassInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedGatewayClassInformer(informer GatewayClassInformer) TypedGatewayClassInformer {
+	if informer, ok := informer.(TypedGatewayClassInformer); ok {
+		return informer
+	}
+	return &gatewayClassTypedInformerAdapter{informer}
+}
+
+type gatewayClassTypedInformerAdapter struct {
+	GatewayClassInformer
+}
+
+func (a *gatewayClassTypedInformerAdapter) TypedInformer() GatewayClassIndexInformer {
+	return ToGatewayClassIndexInformer(a.Informer())
+}
+
+// ToGatewayClassIndexInformer converts an untyped informer into a GatewayClassIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *GatewayClass. If that is not the case, calling type-safe methods of the returned
+// GatewayClassIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a GatewayClassIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToGatewayClassIndexInformer(informer cache.SharedIndexInformer) GatewayClassIndexInformer {
+	if informer, ok := informer.(GatewayClassIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*gatewayv1.GatewayClass](informer)
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/crosspkgkind/generated/clientset/versioned"
 	"example.com/crosspkgkind/generated/informers/externalversions/internalinterfaces"
 	listersgatewayv1beta1 "example.com/crosspkgkind/generated/listers/gateway/v1beta1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GatewayInformer provides access to a shared informer and lister for
-// Gateways.
+// Gateways. Prefer using the type-safe variant (see [TypedGatewayInformer]).
 type GatewayInformer interface {
-	Informer() cache.SharedIndexInformer[*gatewayv1beta1.Gateway]
+	Informer() cache.SharedIndexInformer
 	Lister() listersgatewayv1beta1.GatewayLister
 }
+
+// TypedGatewayInformer provides access to a shared informer and lister for
+// Gateways, including the type-safe TypedInformer variant.
+// It is a superset of GatewayInformer.
+type TypedGatewayInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() GatewayIndexInformer
+	Lister() listersgatewayv1beta1.GatewayLister
+}
+
+// GatewayIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type GatewayIndexInformer cache.TypedSharedIndexInformer[*gatewayv1beta1.Gateway]
+
+// GatewayHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Gateway.
+type GatewayHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*gatewayv1beta1.Gateway]
+
+// GatewayDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Gateway.
+type GatewayDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*gatewayv1beta1.Gateway]
+
+// GatewayFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Gateway.
+type GatewayFilteringHandler = cache.TypedFilteringResourceEventHandler[*gatewayv1beta1.Gateway]
+
+// GatewayIndexers is a specialization of [cache.TypedIndexers] for Gateway.
+type GatewayIndexers = cache.TypedIndexers[*gatewayv1beta1.Gateway]
+
+// DeletedGateway is a specialization of [cache.DeletedObject] for Gateway.
+type DeletedGateway = cache.DeletedObject[*gatewayv1beta1.Gateway]
 
 type gatewayInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type gatewayInformer struct {
 // NewGatewayInformer constructs a new informer for Gateway type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewGatewayInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*gatewayv1beta1.Gateway]) cache.SharedIndexInformer[*gatewayv1beta1.Gateway] {
-	return NewFilteredGatewayInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedGatewayInformer]).
+func NewGatewayInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewGatewayInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedGatewayInformer constructs a new informer for Gateway type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedGatewayInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers GatewayIndexers) GatewayIndexInformer {
+	return NewTypedGatewayInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredGatewayInformer constructs a new informer for Gateway type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredGatewayInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*gatewayv1beta1.Gateway], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*gatewayv1beta1.Gateway] {
-	return cache.NewSharedIndexInformerWithOptions[*gatewayv1beta1.Gateway](
-		&cache.ListWatch[*gatewayv1beta1.Gateway]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*gatewayv1beta1.Gateway], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredGatewayInformer]).
+func NewFilteredGatewayInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedGatewayInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredGatewayInformer constructs a new informer for Gateway type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredGatewayInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers GatewayIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) GatewayIndexInformer {
+	return NewTypedGatewayInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewGatewayInformerWithOptions constructs a new informer for Gateway type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedGatewayInformerWithOptions]).
+func NewGatewayInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedGatewayInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedGatewayInformerWithOptions constructs a new informer for Gateway type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedGatewayInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) GatewayIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "gateway.example.com", Version: "v1beta1", Resource: "gateways"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*gatewayv1beta1.Gateway](
+		&ctrlcache.ListWatch[*gatewayv1beta1.Gateway]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*gatewayv1beta1.Gateway], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.GatewayV1beta1().Gateways(namespace).List(ctx, options)
+				list, err := client.GatewayV1beta1().Gateways(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*gatewayv1beta1.Gateway]{}, err
+					return ctrlcache.ListPage[*gatewayv1beta1.Gateway]{}, err
 				}
-				return cache.ListPage[*gatewayv1beta1.Gateway]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*gatewayv1beta1.Gateway]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.GatewayV1beta1().Gateways(namespace).Watch(ctx, options)
+				return client.GatewayV1beta1().Gateways(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*gatewayv1beta1.Gateway]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "gateways.v1beta1.gateway.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *gatewayInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*gatewayv1beta1.Gateway] {
-	return NewFilteredGatewayInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *gatewayInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedGatewayInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *gatewayInformer) Informer() cache.SharedIndexInformer[*gatewayv1beta1.Gateway] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *gatewayInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *gatewayInformer) TypedInformer() GatewayIndexInformer {
+	return ToGatewayIndexInformer(f.factory.InformerFor(&gatewayv1beta1.Gateway{}, f.defaultInformer))
 }
 
 func (f *gatewayInformer) Lister() listersgatewayv1beta1.GatewayLister {
 	return listersgatewayv1beta1.NewGatewayLister(f.Informer().GetIndexer())
+}
+
+// ToTypedGatewayInformer converts an untyped informer into a TypedGatewayInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Gateway. If that is not the case, calling type-safe methods of the returned
+// TypedGatewayInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedGatewayInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedGatewayInformer(informer GatewayInformer) TypedGatewayInformer {
+	if informer, ok := informer.(TypedGatewayInformer); ok {
+		return informer
+	}
+	return &gatewayTypedInformerAdapter{informer}
+}
+
+type gatewayTypedInformerAdapter struct {
+	GatewayInformer
+}
+
+func (a *gatewayTypedInformerAdapter) TypedInformer() GatewayIndexInformer {
+	return ToGatewayIndexInformer(a.Informer())
+}
+
+// ToGatewayIndexInformer converts an untyped informer into a GatewayIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Gateway. If that is not the case, calling type-safe methods of the returned
+// GatewayIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a GatewayIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToGatewayIndexInformer(informer cache.SharedIndexInformer) GatewayIndexInformer {
+	if informer, ok := informer.(GatewayIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*gatewayv1beta1.Gateway](informer)
 }

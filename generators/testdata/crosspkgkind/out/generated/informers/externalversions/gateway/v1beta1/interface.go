@@ -8,10 +8,10 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Gateways returns a GatewayInformer.
-	Gateways() GatewayInformer
-	// GatewayClasses returns a GatewayClassInformer.
-	GatewayClasses() GatewayClassInformer
+	// Gateways returns a TypedGatewayInformer.
+	Gateways() TypedGatewayInformer
+	// GatewayClasses returns a TypedGatewayClassInformer.
+	GatewayClasses() TypedGatewayClassInformer
 }
 
 type version struct {
@@ -25,12 +25,12 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Gateways returns a GatewayInformer.
-func (v *version) Gateways() GatewayInformer {
+// Gateways returns a TypedGatewayInformer.
+func (v *version) Gateways() TypedGatewayInformer {
 	return &gatewayInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// GatewayClasses returns a GatewayClassInformer.
-func (v *version) GatewayClasses() GatewayClassInformer {
+// GatewayClasses returns a TypedGatewayClassInformer.
+func (v *version) GatewayClasses() TypedGatewayClassInformer {
 	return &gatewayClassInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/dashedgroup/generated/clientset/versioned"
 	"example.com/dashedgroup/generated/informers/externalversions/internalinterfaces"
 	listerswidgetsv1 "example.com/dashedgroup/generated/listers/widgets/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GadgetInformer provides access to a shared informer and lister for
-// Gadgets.
+// Gadgets. Prefer using the type-safe variant (see [TypedGadgetInformer]).
 type GadgetInformer interface {
-	Informer() cache.SharedIndexInformer[*widgetsv1.Gadget]
+	Informer() cache.SharedIndexInformer
 	Lister() listerswidgetsv1.GadgetLister
 }
+
+// TypedGadgetInformer provides access to a shared informer and lister for
+// Gadgets, including the type-safe TypedInformer variant.
+// It is a superset of GadgetInformer.
+type TypedGadgetInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() GadgetIndexInformer
+	Lister() listerswidgetsv1.GadgetLister
+}
+
+// GadgetIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type GadgetIndexInformer cache.TypedSharedIndexInformer[*widgetsv1.Gadget]
+
+// GadgetHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Gadget.
+type GadgetHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*widgetsv1.Gadget]
+
+// GadgetDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Gadget.
+type GadgetDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*widgetsv1.Gadget]
+
+// GadgetFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Gadget.
+type GadgetFilteringHandler = cache.TypedFilteringResourceEventHandler[*widgetsv1.Gadget]
+
+// GadgetIndexers is a specialization of [cache.TypedIndexers] for Gadget.
+type GadgetIndexers = cache.TypedIndexers[*widgetsv1.Gadget]
+
+// DeletedGadget is a specialization of [cache.DeletedObject] for Gadget.
+type DeletedGadget = cache.DeletedObject[*widgetsv1.Gadget]
 
 type gadgetInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type gadgetInformer struct {
 // NewGadgetInformer constructs a new informer for Gadget type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewGadgetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*widgetsv1.Gadget]) cache.SharedIndexInformer[*widgetsv1.Gadget] {
-	return NewFilteredGadgetInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedGadgetInformer]).
+func NewGadgetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewGadgetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedGadgetInformer constructs a new informer for Gadget type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedGadgetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers GadgetIndexers) GadgetIndexInformer {
+	return NewTypedGadgetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredGadgetInformer constructs a new informer for Gadget type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredGadgetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*widgetsv1.Gadget], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*widgetsv1.Gadget] {
-	return cache.NewSharedIndexInformerWithOptions[*widgetsv1.Gadget](
-		&cache.ListWatch[*widgetsv1.Gadget]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*widgetsv1.Gadget], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredGadgetInformer]).
+func NewFilteredGadgetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedGadgetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredGadgetInformer constructs a new informer for Gadget type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredGadgetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers GadgetIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) GadgetIndexInformer {
+	return NewTypedGadgetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewGadgetInformerWithOptions constructs a new informer for Gadget type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedGadgetInformerWithOptions]).
+func NewGadgetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedGadgetInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedGadgetInformerWithOptions constructs a new informer for Gadget type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedGadgetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) GadgetIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "my-widgets.tools.example.com", Version: "v1", Resource: "gadgets"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*widgetsv1.Gadget](
+		&ctrlcache.ListWatch[*widgetsv1.Gadget]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*widgetsv1.Gadget], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.WidgetsV1().Gadgets(namespace).List(ctx, options)
+				list, err := client.WidgetsV1().Gadgets(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*widgetsv1.Gadget]{}, err
+					return ctrlcache.ListPage[*widgetsv1.Gadget]{}, err
 				}
-				return cache.ListPage[*widgetsv1.Gadget]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*widgetsv1.Gadget]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.WidgetsV1().Gadgets(namespace).Watch(ctx, options)
+				return client.WidgetsV1().Gadgets(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*widgetsv1.Gadget]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "gadgets.v1.my-widgets.tools.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *gadgetInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*widgetsv1.Gadget] {
-	return NewFilteredGadgetInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *gadgetInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedGadgetInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *gadgetInformer) Informer() cache.SharedIndexInformer[*widgetsv1.Gadget] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *gadgetInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *gadgetInformer) TypedInformer() GadgetIndexInformer {
+	return ToGadgetIndexInformer(f.factory.InformerFor(&widgetsv1.Gadget{}, f.defaultInformer))
 }
 
 func (f *gadgetInformer) Lister() listerswidgetsv1.GadgetLister {
 	return listerswidgetsv1.NewGadgetLister(f.Informer().GetIndexer())
+}
+
+// ToTypedGadgetInformer converts an untyped informer into a TypedGadgetInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Gadget. If that is not the case, calling type-safe methods of the returned
+// TypedGadgetInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedGadgetInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedGadgetInformer(informer GadgetInformer) TypedGadgetInformer {
+	if informer, ok := informer.(TypedGadgetInformer); ok {
+		return informer
+	}
+	return &gadgetTypedInformerAdapter{informer}
+}
+
+type gadgetTypedInformerAdapter struct {
+	GadgetInformer
+}
+
+func (a *gadgetTypedInformerAdapter) TypedInformer() GadgetIndexInformer {
+	return ToGadgetIndexInformer(a.Informer())
+}
+
+// ToGadgetIndexInformer converts an untyped informer into a GadgetIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Gadget. If that is not the case, calling type-safe methods of the returned
+// GadgetIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a GadgetIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToGadgetIndexInformer(informer cache.SharedIndexInformer) GadgetIndexInformer {
+	if informer, ok := informer.(GadgetIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*widgetsv1.Gadget](informer)
 }

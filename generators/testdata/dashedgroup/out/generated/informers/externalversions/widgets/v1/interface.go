@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Gadgets returns a GadgetInformer.
-	Gadgets() GadgetInformer
+	// Gadgets returns a TypedGadgetInformer.
+	Gadgets() TypedGadgetInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Gadgets returns a GadgetInformer.
-func (v *version) Gadgets() GadgetInformer {
+// Gadgets returns a TypedGadgetInformer.
+func (v *version) Gadgets() TypedGadgetInformer {
 	return &gadgetInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

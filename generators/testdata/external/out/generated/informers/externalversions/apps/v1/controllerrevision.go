@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listersappsv1 "example.com/external/generated/listers/apps/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ControllerRevisionInformer provides access to a shared informer and lister for
-// ControllerRevisions.
+// ControllerRevisions. Prefer using the type-safe variant (see [TypedControllerRevisionInformer]).
 type ControllerRevisionInformer interface {
-	Informer() cache.SharedIndexInformer[*appsv1.ControllerRevision]
+	Informer() cache.SharedIndexInformer
 	Lister() listersappsv1.ControllerRevisionLister
 }
+
+// TypedControllerRevisionInformer provides access to a shared informer and lister for
+// ControllerRevisions, including the type-safe TypedInformer variant.
+// It is a superset of ControllerRevisionInformer.
+type TypedControllerRevisionInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ControllerRevisionIndexInformer
+	Lister() listersappsv1.ControllerRevisionLister
+}
+
+// ControllerRevisionIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ControllerRevisionIndexInformer cache.TypedSharedIndexInformer[*appsv1.ControllerRevision]
+
+// ControllerRevisionHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ControllerRevision.
+type ControllerRevisionHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*appsv1.ControllerRevision]
+
+// ControllerRevisionDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ControllerRevision.
+type ControllerRevisionDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*appsv1.ControllerRevision]
+
+// ControllerRevisionFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ControllerRevision.
+type ControllerRevisionFilteringHandler = cache.TypedFilteringResourceEventHandler[*appsv1.ControllerRevision]
+
+// ControllerRevisionIndexers is a specialization of [cache.TypedIndexers] for ControllerRevision.
+type ControllerRevisionIndexers = cache.TypedIndexers[*appsv1.ControllerRevision]
+
+// DeletedControllerRevision is a specialization of [cache.DeletedObject] for ControllerRevision.
+type DeletedControllerRevision = cache.DeletedObject[*appsv1.ControllerRevision]
 
 type controllerRevisionInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type controllerRevisionInformer struct {
 // NewControllerRevisionInformer constructs a new informer for ControllerRevision type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewControllerRevisionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.ControllerRevision]) cache.SharedIndexInformer[*appsv1.ControllerRevision] {
-	return NewFilteredControllerRevisionInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedControllerRevisionInformer]).
+func NewControllerRevisionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewControllerRevisionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedControllerRevisionInformer constructs a new informer for ControllerRevision type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedControllerRevisionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ControllerRevisionIndexers) ControllerRevisionIndexInformer {
+	return NewTypedControllerRevisionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredControllerRevisionInformer constructs a new informer for ControllerRevision type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredControllerRevisionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.ControllerRevision], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*appsv1.ControllerRevision] {
-	return cache.NewSharedIndexInformerWithOptions[*appsv1.ControllerRevision](
-		&cache.ListWatch[*appsv1.ControllerRevision]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*appsv1.ControllerRevision], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredControllerRevisionInformer]).
+func NewFilteredControllerRevisionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedControllerRevisionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredControllerRevisionInformer constructs a new informer for ControllerRevision type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredControllerRevisionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ControllerRevisionIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ControllerRevisionIndexInformer {
+	return NewTypedControllerRevisionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewControllerRevisionInformerWithOptions constructs a new informer for ControllerRevision type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedControllerRevisionInformerWithOptions]).
+func NewControllerRevisionInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedControllerRevisionInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedControllerRevisionInformerWithOptions constructs a new informer for ControllerRevision type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedControllerRevisionInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ControllerRevisionIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "controllerrevisions"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.ControllerRevision](
+		&ctrlcache.ListWatch[*appsv1.ControllerRevision]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.ControllerRevision], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.AppsV1().ControllerRevisions(namespace).List(ctx, options)
+				list, err := client.AppsV1().ControllerRevisions(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*appsv1.ControllerRevision]{}, err
+					return ctrlcache.ListPage[*appsv1.ControllerRevision]{}, err
 				}
-				return cache.ListPage[*appsv1.ControllerRevision]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.ControllerRevision]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.AppsV1().ControllerRevisions(namespace).Watch(ctx, options)
+				return client.AppsV1().ControllerRevisions(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*appsv1.ControllerRevision]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "controllerrevisions.v1.apps",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *controllerRevisionInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*appsv1.ControllerRevision] {
-	return NewFilteredControllerRevisionInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *controllerRevisionInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedControllerRevisionInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *controllerRevisionInformer) Informer() cache.SharedIndexInformer[*appsv1.ControllerRevision] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *controllerRevisionInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *controllerRevisionInformer) TypedInformer() ControllerRevisionIndexInformer {
+	return ToControllerRevisionIndexInformer(f.factory.InformerFor(&appsv1.ControllerRevision{}, f.defaultInformer))
 }
 
 func (f *controllerRevisionInformer) Lister() listersappsv1.ControllerRevisionLister {
 	return listersappsv1.NewControllerRevisionLister(f.Informer().GetIndexer())
+}
+
+// ToTypedControllerRevisionInformer converts an untyped informer into a TypedControllerRevisionInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ControllerRevision. If that is not the case, calling type-safe methods of the returned
+// TypedControllerRevisionInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedControllerRevisionInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedControllerRevisionInformer(informer ControllerRevisionInformer) TypedControllerRevisionInformer {
+	if informer, ok := informer.(TypedControllerRevisionInformer); ok {
+		return informer
+	}
+	return &controllerRevisionTypedInformerAdapter{informer}
+}
+
+type controllerRevisionTypedInformerAdapter struct {
+	ControllerRevisionInformer
+}
+
+func (a *controllerRevisionTypedInformerAdapter) TypedInformer() ControllerRevisionIndexInformer {
+	return ToControllerRevisionIndexInformer(a.Informer())
+}
+
+// ToControllerRevisionIndexInformer converts an untyped informer into a ControllerRevisionIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ControllerRevision. If that is not the case, calling type-safe methods of the returned
+// ControllerRevisionIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ControllerRevisionIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToControllerRevisionIndexInformer(informer cache.SharedIndexInformer) ControllerRevisionIndexInformer {
+	if informer, ok := informer.(ControllerRevisionIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*appsv1.ControllerRevision](informer)
 }

@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listersappsv1 "example.com/external/generated/listers/apps/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // DaemonSetInformer provides access to a shared informer and lister for
-// DaemonSets.
+// DaemonSets. Prefer using the type-safe variant (see [TypedDaemonSetInformer]).
 type DaemonSetInformer interface {
-	Informer() cache.SharedIndexInformer[*appsv1.DaemonSet]
+	Informer() cache.SharedIndexInformer
 	Lister() listersappsv1.DaemonSetLister
 }
+
+// TypedDaemonSetInformer provides access to a shared informer and lister for
+// DaemonSets, including the type-safe TypedInformer variant.
+// It is a superset of DaemonSetInformer.
+type TypedDaemonSetInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() DaemonSetIndexInformer
+	Lister() listersappsv1.DaemonSetLister
+}
+
+// DaemonSetIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type DaemonSetIndexInformer cache.TypedSharedIndexInformer[*appsv1.DaemonSet]
+
+// DaemonSetHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for DaemonSet.
+type DaemonSetHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*appsv1.DaemonSet]
+
+// DaemonSetDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for DaemonSet.
+type DaemonSetDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*appsv1.DaemonSet]
+
+// DaemonSetFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for DaemonSet.
+type DaemonSetFilteringHandler = cache.TypedFilteringResourceEventHandler[*appsv1.DaemonSet]
+
+// DaemonSetIndexers is a specialization of [cache.TypedIndexers] for DaemonSet.
+type DaemonSetIndexers = cache.TypedIndexers[*appsv1.DaemonSet]
+
+// DeletedDaemonSet is a specialization of [cache.DeletedObject] for DaemonSet.
+type DeletedDaemonSet = cache.DeletedObject[*appsv1.DaemonSet]
 
 type daemonSetInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type daemonSetInformer struct {
 // NewDaemonSetInformer constructs a new informer for DaemonSet type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewDaemonSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.DaemonSet]) cache.SharedIndexInformer[*appsv1.DaemonSet] {
-	return NewFilteredDaemonSetInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedDaemonSetInformer]).
+func NewDaemonSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewDaemonSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedDaemonSetInformer constructs a new informer for DaemonSet type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedDaemonSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers DaemonSetIndexers) DaemonSetIndexInformer {
+	return NewTypedDaemonSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredDaemonSetInformer constructs a new informer for DaemonSet type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredDaemonSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.DaemonSet], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*appsv1.DaemonSet] {
-	return cache.NewSharedIndexInformerWithOptions[*appsv1.DaemonSet](
-		&cache.ListWatch[*appsv1.DaemonSet]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*appsv1.DaemonSet], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredDaemonSetInformer]).
+func NewFilteredDaemonSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedDaemonSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredDaemonSetInformer constructs a new informer for DaemonSet type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredDaemonSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers DaemonSetIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) DaemonSetIndexInformer {
+	return NewTypedDaemonSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewDaemonSetInformerWithOptions constructs a new informer for DaemonSet type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedDaemonSetInformerWithOptions]).
+func NewDaemonSetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedDaemonSetInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedDaemonSetInformerWithOptions constructs a new informer for DaemonSet type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedDaemonSetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) DaemonSetIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.DaemonSet](
+		&ctrlcache.ListWatch[*appsv1.DaemonSet]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.DaemonSet], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.AppsV1().DaemonSets(namespace).List(ctx, options)
+				list, err := client.AppsV1().DaemonSets(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*appsv1.DaemonSet]{}, err
+					return ctrlcache.ListPage[*appsv1.DaemonSet]{}, err
 				}
-				return cache.ListPage[*appsv1.DaemonSet]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.DaemonSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.AppsV1().DaemonSets(namespace).Watch(ctx, options)
+				return client.AppsV1().DaemonSets(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*appsv1.DaemonSet]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "daemonsets.v1.apps",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *daemonSetInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*appsv1.DaemonSet] {
-	return NewFilteredDaemonSetInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *daemonSetInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedDaemonSetInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *daemonSetInformer) Informer() cache.SharedIndexInformer[*appsv1.DaemonSet] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *daemonSetInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *daemonSetInformer) TypedInformer() DaemonSetIndexInformer {
+	return ToDaemonSetIndexInformer(f.factory.InformerFor(&appsv1.DaemonSet{}, f.defaultInformer))
 }
 
 func (f *daemonSetInformer) Lister() listersappsv1.DaemonSetLister {
 	return listersappsv1.NewDaemonSetLister(f.Informer().GetIndexer())
+}
+
+// ToTypedDaemonSetInformer converts an untyped informer into a TypedDaemonSetInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *DaemonSet. If that is not the case, calling type-safe methods of the returned
+// TypedDaemonSetInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedDaemonSetInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedDaemonSetInformer(informer DaemonSetInformer) TypedDaemonSetInformer {
+	if informer, ok := informer.(TypedDaemonSetInformer); ok {
+		return informer
+	}
+	return &daemonSetTypedInformerAdapter{informer}
+}
+
+type daemonSetTypedInformerAdapter struct {
+	DaemonSetInformer
+}
+
+func (a *daemonSetTypedInformerAdapter) TypedInformer() DaemonSetIndexInformer {
+	return ToDaemonSetIndexInformer(a.Informer())
+}
+
+// ToDaemonSetIndexInformer converts an untyped informer into a DaemonSetIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *DaemonSet. If that is not the case, calling type-safe methods of the returned
+// DaemonSetIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a DaemonSetIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToDaemonSetIndexInformer(informer cache.SharedIndexInformer) DaemonSetIndexInformer {
+	if informer, ok := informer.(DaemonSetIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*appsv1.DaemonSet](informer)
 }

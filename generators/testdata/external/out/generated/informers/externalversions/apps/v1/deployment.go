@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listersappsv1 "example.com/external/generated/listers/apps/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // DeploymentInformer provides access to a shared informer and lister for
-// Deployments.
+// Deployments. Prefer using the type-safe variant (see [TypedDeploymentInformer]).
 type DeploymentInformer interface {
-	Informer() cache.SharedIndexInformer[*appsv1.Deployment]
+	Informer() cache.SharedIndexInformer
 	Lister() listersappsv1.DeploymentLister
 }
+
+// TypedDeploymentInformer provides access to a shared informer and lister for
+// Deployments, including the type-safe TypedInformer variant.
+// It is a superset of DeploymentInformer.
+type TypedDeploymentInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() DeploymentIndexInformer
+	Lister() listersappsv1.DeploymentLister
+}
+
+// DeploymentIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type DeploymentIndexInformer cache.TypedSharedIndexInformer[*appsv1.Deployment]
+
+// DeploymentHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Deployment.
+type DeploymentHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*appsv1.Deployment]
+
+// DeploymentDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Deployment.
+type DeploymentDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*appsv1.Deployment]
+
+// DeploymentFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Deployment.
+type DeploymentFilteringHandler = cache.TypedFilteringResourceEventHandler[*appsv1.Deployment]
+
+// DeploymentIndexers is a specialization of [cache.TypedIndexers] for Deployment.
+type DeploymentIndexers = cache.TypedIndexers[*appsv1.Deployment]
+
+// DeletedDeployment is a specialization of [cache.DeletedObject] for Deployment.
+type DeletedDeployment = cache.DeletedObject[*appsv1.Deployment]
 
 type deploymentInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type deploymentInformer struct {
 // NewDeploymentInformer constructs a new informer for Deployment type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewDeploymentInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.Deployment]) cache.SharedIndexInformer[*appsv1.Deployment] {
-	return NewFilteredDeploymentInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedDeploymentInformer]).
+func NewDeploymentInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewDeploymentInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedDeploymentInformer constructs a new informer for Deployment type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedDeploymentInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers DeploymentIndexers) DeploymentIndexInformer {
+	return NewTypedDeploymentInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredDeploymentInformer constructs a new informer for Deployment type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredDeploymentInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.Deployment], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*appsv1.Deployment] {
-	return cache.NewSharedIndexInformerWithOptions[*appsv1.Deployment](
-		&cache.ListWatch[*appsv1.Deployment]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*appsv1.Deployment], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredDeploymentInformer]).
+func NewFilteredDeploymentInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedDeploymentInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredDeploymentInformer constructs a new informer for Deployment type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredDeploymentInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers DeploymentIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) DeploymentIndexInformer {
+	return NewTypedDeploymentInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewDeploymentInformerWithOptions constructs a new informer for Deployment type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedDeploymentInformerWithOptions]).
+func NewDeploymentInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedDeploymentInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedDeploymentInformerWithOptions constructs a new informer for Deployment type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedDeploymentInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) DeploymentIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.Deployment](
+		&ctrlcache.ListWatch[*appsv1.Deployment]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.Deployment], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.AppsV1().Deployments(namespace).List(ctx, options)
+				list, err := client.AppsV1().Deployments(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*appsv1.Deployment]{}, err
+					return ctrlcache.ListPage[*appsv1.Deployment]{}, err
 				}
-				return cache.ListPage[*appsv1.Deployment]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.Deployment]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.AppsV1().Deployments(namespace).Watch(ctx, options)
+				return client.AppsV1().Deployments(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*appsv1.Deployment]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "deployments.v1.apps",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *deploymentInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*appsv1.Deployment] {
-	return NewFilteredDeploymentInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *deploymentInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedDeploymentInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *deploymentInformer) Informer() cache.SharedIndexInformer[*appsv1.Deployment] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *deploymentInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *deploymentInformer) TypedInformer() DeploymentIndexInformer {
+	return ToDeploymentIndexInformer(f.factory.InformerFor(&appsv1.Deployment{}, f.defaultInformer))
 }
 
 func (f *deploymentInformer) Lister() listersappsv1.DeploymentLister {
 	return listersappsv1.NewDeploymentLister(f.Informer().GetIndexer())
+}
+
+// ToTypedDeploymentInformer converts an untyped informer into a TypedDeploymentInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Deployment. If that is not the case, calling type-safe methods of the returned
+// TypedDeploymentInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedDeploymentInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedDeploymentInformer(informer DeploymentInformer) TypedDeploymentInformer {
+	if informer, ok := informer.(TypedDeploymentInformer); ok {
+		return informer
+	}
+	return &deploymentTypedInformerAdapter{informer}
+}
+
+type deploymentTypedInformerAdapter struct {
+	DeploymentInformer
+}
+
+func (a *deploymentTypedInformerAdapter) TypedInformer() DeploymentIndexInformer {
+	return ToDeploymentIndexInformer(a.Informer())
+}
+
+// ToDeploymentIndexInformer converts an untyped informer into a DeploymentIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Deployment. If that is not the case, calling type-safe methods of the returned
+// DeploymentIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a DeploymentIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToDeploymentIndexInformer(informer cache.SharedIndexInformer) DeploymentIndexInformer {
+	if informer, ok := informer.(DeploymentIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*appsv1.Deployment](informer)
 }

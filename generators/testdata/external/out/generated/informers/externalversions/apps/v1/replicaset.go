@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listersappsv1 "example.com/external/generated/listers/apps/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ReplicaSetInformer provides access to a shared informer and lister for
-// ReplicaSets.
+// ReplicaSets. Prefer using the type-safe variant (see [TypedReplicaSetInformer]).
 type ReplicaSetInformer interface {
-	Informer() cache.SharedIndexInformer[*appsv1.ReplicaSet]
+	Informer() cache.SharedIndexInformer
 	Lister() listersappsv1.ReplicaSetLister
 }
+
+// TypedReplicaSetInformer provides access to a shared informer and lister for
+// ReplicaSets, including the type-safe TypedInformer variant.
+// It is a superset of ReplicaSetInformer.
+type TypedReplicaSetInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ReplicaSetIndexInformer
+	Lister() listersappsv1.ReplicaSetLister
+}
+
+// ReplicaSetIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ReplicaSetIndexInformer cache.TypedSharedIndexInformer[*appsv1.ReplicaSet]
+
+// ReplicaSetHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ReplicaSet.
+type ReplicaSetHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*appsv1.ReplicaSet]
+
+// ReplicaSetDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ReplicaSet.
+type ReplicaSetDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*appsv1.ReplicaSet]
+
+// ReplicaSetFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ReplicaSet.
+type ReplicaSetFilteringHandler = cache.TypedFilteringResourceEventHandler[*appsv1.ReplicaSet]
+
+// ReplicaSetIndexers is a specialization of [cache.TypedIndexers] for ReplicaSet.
+type ReplicaSetIndexers = cache.TypedIndexers[*appsv1.ReplicaSet]
+
+// DeletedReplicaSet is a specialization of [cache.DeletedObject] for ReplicaSet.
+type DeletedReplicaSet = cache.DeletedObject[*appsv1.ReplicaSet]
 
 type replicaSetInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type replicaSetInformer struct {
 // NewReplicaSetInformer constructs a new informer for ReplicaSet type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewReplicaSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.ReplicaSet]) cache.SharedIndexInformer[*appsv1.ReplicaSet] {
-	return NewFilteredReplicaSetInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedReplicaSetInformer]).
+func NewReplicaSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewReplicaSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedReplicaSetInformer constructs a new informer for ReplicaSet type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedReplicaSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ReplicaSetIndexers) ReplicaSetIndexInformer {
+	return NewTypedReplicaSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredReplicaSetInformer constructs a new informer for ReplicaSet type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredReplicaSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.ReplicaSet], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*appsv1.ReplicaSet] {
-	return cache.NewSharedIndexInformerWithOptions[*appsv1.ReplicaSet](
-		&cache.ListWatch[*appsv1.ReplicaSet]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*appsv1.ReplicaSet], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredReplicaSetInformer]).
+func NewFilteredReplicaSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedReplicaSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredReplicaSetInformer constructs a new informer for ReplicaSet type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredReplicaSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ReplicaSetIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ReplicaSetIndexInformer {
+	return NewTypedReplicaSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewReplicaSetInformerWithOptions constructs a new informer for ReplicaSet type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedReplicaSetInformerWithOptions]).
+func NewReplicaSetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedReplicaSetInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedReplicaSetInformerWithOptions constructs a new informer for ReplicaSet type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedReplicaSetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ReplicaSetIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.ReplicaSet](
+		&ctrlcache.ListWatch[*appsv1.ReplicaSet]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.ReplicaSet], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.AppsV1().ReplicaSets(namespace).List(ctx, options)
+				list, err := client.AppsV1().ReplicaSets(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*appsv1.ReplicaSet]{}, err
+					return ctrlcache.ListPage[*appsv1.ReplicaSet]{}, err
 				}
-				return cache.ListPage[*appsv1.ReplicaSet]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.ReplicaSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.AppsV1().ReplicaSets(namespace).Watch(ctx, options)
+				return client.AppsV1().ReplicaSets(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*appsv1.ReplicaSet]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "replicasets.v1.apps",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *replicaSetInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*appsv1.ReplicaSet] {
-	return NewFilteredReplicaSetInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *replicaSetInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedReplicaSetInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *replicaSetInformer) Informer() cache.SharedIndexInformer[*appsv1.ReplicaSet] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *replicaSetInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *replicaSetInformer) TypedInformer() ReplicaSetIndexInformer {
+	return ToReplicaSetIndexInformer(f.factory.InformerFor(&appsv1.ReplicaSet{}, f.defaultInformer))
 }
 
 func (f *replicaSetInformer) Lister() listersappsv1.ReplicaSetLister {
 	return listersappsv1.NewReplicaSetLister(f.Informer().GetIndexer())
+}
+
+// ToTypedReplicaSetInformer converts an untyped informer into a TypedReplicaSetInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ReplicaSet. If that is not the case, calling type-safe methods of the returned
+// TypedReplicaSetInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedReplicaSetInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedReplicaSetInformer(informer ReplicaSetInformer) TypedReplicaSetInformer {
+	if informer, ok := informer.(TypedReplicaSetInformer); ok {
+		return informer
+	}
+	return &replicaSetTypedInformerAdapter{informer}
+}
+
+type replicaSetTypedInformerAdapter struct {
+	ReplicaSetInformer
+}
+
+func (a *replicaSetTypedInformerAdapter) TypedInformer() ReplicaSetIndexInformer {
+	return ToReplicaSetIndexInformer(a.Informer())
+}
+
+// ToReplicaSetIndexInformer converts an untyped informer into a ReplicaSetIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ReplicaSet. If that is not the case, calling type-safe methods of the returned
+// ReplicaSetIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ReplicaSetIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToReplicaSetIndexInformer(informer cache.SharedIndexInformer) ReplicaSetIndexInformer {
+	if informer, ok := informer.(ReplicaSetIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*appsv1.ReplicaSet](informer)
 }

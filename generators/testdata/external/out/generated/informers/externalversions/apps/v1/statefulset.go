@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listersappsv1 "example.com/external/generated/listers/apps/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // StatefulSetInformer provides access to a shared informer and lister for
-// StatefulSets.
+// StatefulSets. Prefer using the type-safe variant (see [TypedStatefulSetInformer]).
 type StatefulSetInformer interface {
-	Informer() cache.SharedIndexInformer[*appsv1.StatefulSet]
+	Informer() cache.SharedIndexInformer
 	Lister() listersappsv1.StatefulSetLister
 }
+
+// TypedStatefulSetInformer provides access to a shared informer and lister for
+// StatefulSets, including the type-safe TypedInformer variant.
+// It is a superset of StatefulSetInformer.
+type TypedStatefulSetInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() StatefulSetIndexInformer
+	Lister() listersappsv1.StatefulSetLister
+}
+
+// StatefulSetIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type StatefulSetIndexInformer cache.TypedSharedIndexInformer[*appsv1.StatefulSet]
+
+// StatefulSetHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for StatefulSet.
+type StatefulSetHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*appsv1.StatefulSet]
+
+// StatefulSetDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for StatefulSet.
+type StatefulSetDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*appsv1.StatefulSet]
+
+// StatefulSetFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for StatefulSet.
+type StatefulSetFilteringHandler = cache.TypedFilteringResourceEventHandler[*appsv1.StatefulSet]
+
+// StatefulSetIndexers is a specialization of [cache.TypedIndexers] for StatefulSet.
+type StatefulSetIndexers = cache.TypedIndexers[*appsv1.StatefulSet]
+
+// DeletedStatefulSet is a specialization of [cache.DeletedObject] for StatefulSet.
+type DeletedStatefulSet = cache.DeletedObject[*appsv1.StatefulSet]
 
 type statefulSetInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type statefulSetInformer struct {
 // NewStatefulSetInformer constructs a new informer for StatefulSet type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewStatefulSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.StatefulSet]) cache.SharedIndexInformer[*appsv1.StatefulSet] {
-	return NewFilteredStatefulSetInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedStatefulSetInformer]).
+func NewStatefulSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewStatefulSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedStatefulSetInformer constructs a new informer for StatefulSet type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedStatefulSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers StatefulSetIndexers) StatefulSetIndexInformer {
+	return NewTypedStatefulSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredStatefulSetInformer constructs a new informer for StatefulSet type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredStatefulSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*appsv1.StatefulSet], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*appsv1.StatefulSet] {
-	return cache.NewSharedIndexInformerWithOptions[*appsv1.StatefulSet](
-		&cache.ListWatch[*appsv1.StatefulSet]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*appsv1.StatefulSet], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredStatefulSetInformer]).
+func NewFilteredStatefulSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedStatefulSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredStatefulSetInformer constructs a new informer for StatefulSet type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredStatefulSetInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers StatefulSetIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) StatefulSetIndexInformer {
+	return NewTypedStatefulSetInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewStatefulSetInformerWithOptions constructs a new informer for StatefulSet type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedStatefulSetInformerWithOptions]).
+func NewStatefulSetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedStatefulSetInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedStatefulSetInformerWithOptions constructs a new informer for StatefulSet type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedStatefulSetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) StatefulSetIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.StatefulSet](
+		&ctrlcache.ListWatch[*appsv1.StatefulSet]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.StatefulSet], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.AppsV1().StatefulSets(namespace).List(ctx, options)
+				list, err := client.AppsV1().StatefulSets(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*appsv1.StatefulSet]{}, err
+					return ctrlcache.ListPage[*appsv1.StatefulSet]{}, err
 				}
-				return cache.ListPage[*appsv1.StatefulSet]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.StatefulSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.AppsV1().StatefulSets(namespace).Watch(ctx, options)
+				return client.AppsV1().StatefulSets(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*appsv1.StatefulSet]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "statefulsets.v1.apps",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *statefulSetInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*appsv1.StatefulSet] {
-	return NewFilteredStatefulSetInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *statefulSetInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedStatefulSetInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *statefulSetInformer) Informer() cache.SharedIndexInformer[*appsv1.StatefulSet] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *statefulSetInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *statefulSetInformer) TypedInformer() StatefulSetIndexInformer {
+	return ToStatefulSetIndexInformer(f.factory.InformerFor(&appsv1.StatefulSet{}, f.defaultInformer))
 }
 
 func (f *statefulSetInformer) Lister() listersappsv1.StatefulSetLister {
 	return listersappsv1.NewStatefulSetLister(f.Informer().GetIndexer())
+}
+
+// ToTypedStatefulSetInformer converts an untyped informer into a TypedStatefulSetInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *StatefulSet. If that is not the case, calling type-safe methods of the returned
+// TypedStatefulSetInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedStatefulSetInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedStatefulSetInformer(informer StatefulSetInformer) TypedStatefulSetInformer {
+	if informer, ok := informer.(TypedStatefulSetInformer); ok {
+		return informer
+	}
+	return &statefulSetTypedInformerAdapter{informer}
+}
+
+type statefulSetTypedInformerAdapter struct {
+	StatefulSetInformer
+}
+
+func (a *statefulSetTypedInformerAdapter) TypedInformer() StatefulSetIndexInformer {
+	return ToStatefulSetIndexInformer(a.Informer())
+}
+
+// ToStatefulSetIndexInformer converts an untyped informer into a StatefulSetIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *StatefulSet. If that is not the case, calling type-safe methods of the returned
+// StatefulSetIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a StatefulSetIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToStatefulSetIndexInformer(informer cache.SharedIndexInformer) StatefulSetIndexInformer {
+	if informer, ok := informer.(StatefulSetIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*appsv1.StatefulSet](informer)
 }

@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/external/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // NamespaceInformer provides access to a shared informer and lister for
-// Namespaces.
+// Namespaces. Prefer using the type-safe variant (see [TypedNamespaceInformer]).
 type NamespaceInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.Namespace]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.NamespaceLister
 }
+
+// TypedNamespaceInformer provides access to a shared informer and lister for
+// Namespaces, including the type-safe TypedInformer variant.
+// It is a superset of NamespaceInformer.
+type TypedNamespaceInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() NamespaceIndexInformer
+	Lister() listerscorev1.NamespaceLister
+}
+
+// NamespaceIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type NamespaceIndexInformer cache.TypedSharedIndexInformer[*corev1.Namespace]
+
+// NamespaceHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Namespace.
+type NamespaceHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.Namespace]
+
+// NamespaceDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Namespace.
+type NamespaceDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Namespace]
+
+// NamespaceFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Namespace.
+type NamespaceFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.Namespace]
+
+// NamespaceIndexers is a specialization of [cache.TypedIndexers] for Namespace.
+type NamespaceIndexers = cache.TypedIndexers[*corev1.Namespace]
+
+// DeletedNamespace is a specialization of [cache.DeletedObject] for Namespace.
+type DeletedNamespace = cache.DeletedObject[*corev1.Namespace]
 
 type namespaceInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -31,49 +60,127 @@ type namespaceInformer struct {
 // NewNamespaceInformer constructs a new informer for Namespace type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewNamespaceInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Namespace]) cache.SharedIndexInformer[*corev1.Namespace] {
-	return NewFilteredNamespaceInformer(client, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedNamespaceInformer]).
+func NewNamespaceInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewNamespaceInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedNamespaceInformer constructs a new informer for Namespace type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedNamespaceInformer(client versioned.Interface, resyncPeriod time.Duration, indexers NamespaceIndexers) NamespaceIndexInformer {
+	return NewTypedNamespaceInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredNamespaceInformer constructs a new informer for Namespace type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredNamespaceInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Namespace], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.Namespace] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.Namespace](
-		&cache.ListWatch[*corev1.Namespace]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.Namespace], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredNamespaceInformer]).
+func NewFilteredNamespaceInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedNamespaceInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredNamespaceInformer constructs a new informer for Namespace type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredNamespaceInformer(client versioned.Interface, resyncPeriod time.Duration, indexers NamespaceIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) NamespaceIndexInformer {
+	return NewTypedNamespaceInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewNamespaceInformerWithOptions constructs a new informer for Namespace type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedNamespaceInformerWithOptions]).
+func NewNamespaceInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedNamespaceInformerWithOptions(client, options)
+}
+
+// NewTypedNamespaceInformerWithOptions constructs a new informer for Namespace type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedNamespaceInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) NamespaceIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "namespaces"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Namespace](
+		&ctrlcache.ListWatch[*corev1.Namespace]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Namespace], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().Namespaces().List(ctx, options)
+				list, err := client.CoreV1().Namespaces().List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.Namespace]{}, err
+					return ctrlcache.ListPage[*corev1.Namespace]{}, err
 				}
-				return cache.ListPage[*corev1.Namespace]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Namespace]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().Namespaces().Watch(ctx, options)
+				return client.CoreV1().Namespaces().Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.Namespace]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "namespaces.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *namespaceInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.Namespace] {
-	return NewFilteredNamespaceInformer(client, resyncPeriod, nil, f.tweakListOptions)
+func (f *namespaceInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedNamespaceInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *namespaceInformer) Informer() cache.SharedIndexInformer[*corev1.Namespace] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *namespaceInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *namespaceInformer) TypedInformer() NamespaceIndexInformer {
+	return ToNamespaceIndexInformer(f.factory.InformerFor(&corev1.Namespace{}, f.defaultInformer))
 }
 
 func (f *namespaceInformer) Lister() listerscorev1.NamespaceLister {
 	return listerscorev1.NewNamespaceLister(f.Informer().GetIndexer())
+}
+
+// ToTypedNamespaceInformer converts an untyped informer into a TypedNamespaceInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Namespace. If that is not the case, calling type-safe methods of the returned
+// TypedNamespaceInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedNamespaceInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedNamespaceInformer(informer NamespaceInformer) TypedNamespaceInformer {
+	if informer, ok := informer.(TypedNamespaceInformer); ok {
+		return informer
+	}
+	return &namespaceTypedInformerAdapter{informer}
+}
+
+type namespaceTypedInformerAdapter struct {
+	NamespaceInformer
+}
+
+func (a *namespaceTypedInformerAdapter) TypedInformer() NamespaceIndexInformer {
+	return ToNamespaceIndexInformer(a.Informer())
+}
+
+// ToNamespaceIndexInformer converts an untyped informer into a NamespaceIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Namespace. If that is not the case, calling type-safe methods of the returned
+// NamespaceIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a NamespaceIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToNamespaceIndexInformer(informer cache.SharedIndexInformer) NamespaceIndexInformer {
+	if informer, ok := informer.(NamespaceIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.Namespace](informer)
 }

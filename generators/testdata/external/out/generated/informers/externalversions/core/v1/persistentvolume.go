@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/external/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PersistentVolumeInformer provides access to a shared informer and lister for
-// PersistentVolumes.
+// PersistentVolumes. Prefer using the type-safe variant (see [TypedPersistentVolumeInformer]).
 type PersistentVolumeInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.PersistentVolume]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.PersistentVolumeLister
 }
+
+// TypedPersistentVolumeInformer provides access to a shared informer and lister for
+// PersistentVolumes, including the type-safe TypedInformer variant.
+// It is a superset of PersistentVolumeInformer.
+type TypedPersistentVolumeInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() PersistentVolumeIndexInformer
+	Lister() listerscorev1.PersistentVolumeLister
+}
+
+// PersistentVolumeIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type PersistentVolumeIndexInformer cache.TypedSharedIndexInformer[*corev1.PersistentVolume]
+
+// PersistentVolumeHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for PersistentVolume.
+type PersistentVolumeHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.PersistentVolume]
+
+// PersistentVolumeDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for PersistentVolume.
+type PersistentVolumeDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.PersistentVolume]
+
+// PersistentVolumeFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for PersistentVolume.
+type PersistentVolumeFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.PersistentVolume]
+
+// PersistentVolumeIndexers is a specialization of [cache.TypedIndexers] for PersistentVolume.
+type PersistentVolumeIndexers = cache.TypedIndexers[*corev1.PersistentVolume]
+
+// DeletedPersistentVolume is a specialization of [cache.DeletedObject] for PersistentVolume.
+type DeletedPersistentVolume = cache.DeletedObject[*corev1.PersistentVolume]
 
 type persistentVolumeInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -31,49 +60,127 @@ type persistentVolumeInformer struct {
 // NewPersistentVolumeInformer constructs a new informer for PersistentVolume type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewPersistentVolumeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.PersistentVolume]) cache.SharedIndexInformer[*corev1.PersistentVolume] {
-	return NewFilteredPersistentVolumeInformer(client, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPersistentVolumeInformer]).
+func NewPersistentVolumeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewPersistentVolumeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedPersistentVolumeInformer constructs a new informer for PersistentVolume type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedPersistentVolumeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers PersistentVolumeIndexers) PersistentVolumeIndexInformer {
+	return NewTypedPersistentVolumeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredPersistentVolumeInformer constructs a new informer for PersistentVolume type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredPersistentVolumeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.PersistentVolume], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.PersistentVolume] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.PersistentVolume](
-		&cache.ListWatch[*corev1.PersistentVolume]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.PersistentVolume], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredPersistentVolumeInformer]).
+func NewFilteredPersistentVolumeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedPersistentVolumeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredPersistentVolumeInformer constructs a new informer for PersistentVolume type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredPersistentVolumeInformer(client versioned.Interface, resyncPeriod time.Duration, indexers PersistentVolumeIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) PersistentVolumeIndexInformer {
+	return NewTypedPersistentVolumeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewPersistentVolumeInformerWithOptions constructs a new informer for PersistentVolume type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPersistentVolumeInformerWithOptions]).
+func NewPersistentVolumeInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedPersistentVolumeInformerWithOptions(client, options)
+}
+
+// NewTypedPersistentVolumeInformerWithOptions constructs a new informer for PersistentVolume type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedPersistentVolumeInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) PersistentVolumeIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumes"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.PersistentVolume](
+		&ctrlcache.ListWatch[*corev1.PersistentVolume]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.PersistentVolume], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().PersistentVolumes().List(ctx, options)
+				list, err := client.CoreV1().PersistentVolumes().List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.PersistentVolume]{}, err
+					return ctrlcache.ListPage[*corev1.PersistentVolume]{}, err
 				}
-				return cache.ListPage[*corev1.PersistentVolume]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.PersistentVolume]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().PersistentVolumes().Watch(ctx, options)
+				return client.CoreV1().PersistentVolumes().Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.PersistentVolume]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "persistentvolumes.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *persistentVolumeInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.PersistentVolume] {
-	return NewFilteredPersistentVolumeInformer(client, resyncPeriod, nil, f.tweakListOptions)
+func (f *persistentVolumeInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedPersistentVolumeInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *persistentVolumeInformer) Informer() cache.SharedIndexInformer[*corev1.PersistentVolume] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *persistentVolumeInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *persistentVolumeInformer) TypedInformer() PersistentVolumeIndexInformer {
+	return ToPersistentVolumeIndexInformer(f.factory.InformerFor(&corev1.PersistentVolume{}, f.defaultInformer))
 }
 
 func (f *persistentVolumeInformer) Lister() listerscorev1.PersistentVolumeLister {
 	return listerscorev1.NewPersistentVolumeLister(f.Informer().GetIndexer())
+}
+
+// ToTypedPersistentVolumeInformer converts an untyped informer into a TypedPersistentVolumeInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *PersistentVolume. If that is not the case, calling type-safe methods of the returned
+// TypedPersistentVolumeInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedPersistentVolumeInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedPersistentVolumeInformer(informer PersistentVolumeInformer) TypedPersistentVolumeInformer {
+	if informer, ok := informer.(TypedPersistentVolumeInformer); ok {
+		return informer
+	}
+	return &persistentVolumeTypedInformerAdapter{informer}
+}
+
+type persistentVolumeTypedInformerAdapter struct {
+	PersistentVolumeInformer
+}
+
+func (a *persistentVolumeTypedInformerAdapter) TypedInformer() PersistentVolumeIndexInformer {
+	return ToPersistentVolumeIndexInformer(a.Informer())
+}
+
+// ToPersistentVolumeIndexInformer converts an untyped informer into a PersistentVolumeIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *PersistentVolume. If that is not the case, calling type-safe methods of the returned
+// PersistentVolumeIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a PersistentVolumeIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToPersistentVolumeIndexInformer(informer cache.SharedIndexInformer) PersistentVolumeIndexInformer {
+	if informer, ok := informer.(PersistentVolumeIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.PersistentVolume](informer)
 }

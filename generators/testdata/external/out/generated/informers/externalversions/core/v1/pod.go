@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/external/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PodInformer provides access to a shared informer and lister for
-// Pods.
+// Pods. Prefer using the type-safe variant (see [TypedPodInformer]).
 type PodInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.Pod]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.PodLister
 }
+
+// TypedPodInformer provides access to a shared informer and lister for
+// Pods, including the type-safe TypedInformer variant.
+// It is a superset of PodInformer.
+type TypedPodInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() PodIndexInformer
+	Lister() listerscorev1.PodLister
+}
+
+// PodIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type PodIndexInformer cache.TypedSharedIndexInformer[*corev1.Pod]
+
+// PodHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Pod.
+type PodHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.Pod]
+
+// PodDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Pod.
+type PodDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Pod]
+
+// PodFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Pod.
+type PodFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.Pod]
+
+// PodIndexers is a specialization of [cache.TypedIndexers] for Pod.
+type PodIndexers = cache.TypedIndexers[*corev1.Pod]
+
+// DeletedPod is a specialization of [cache.DeletedObject] for Pod.
+type DeletedPod = cache.DeletedObject[*corev1.Pod]
 
 type podInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type podInformer struct {
 // NewPodInformer constructs a new informer for Pod type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewPodInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Pod]) cache.SharedIndexInformer[*corev1.Pod] {
-	return NewFilteredPodInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPodInformer]).
+func NewPodInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewPodInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedPodInformer constructs a new informer for Pod type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedPodInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PodIndexers) PodIndexInformer {
+	return NewTypedPodInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredPodInformer constructs a new informer for Pod type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredPodInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Pod], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.Pod] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.Pod](
-		&cache.ListWatch[*corev1.Pod]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.Pod], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredPodInformer]).
+func NewFilteredPodInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedPodInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredPodInformer constructs a new informer for Pod type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredPodInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PodIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) PodIndexInformer {
+	return NewTypedPodInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewPodInformerWithOptions constructs a new informer for Pod type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPodInformerWithOptions]).
+func NewPodInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedPodInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedPodInformerWithOptions constructs a new informer for Pod type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedPodInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) PodIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "pods"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Pod](
+		&ctrlcache.ListWatch[*corev1.Pod]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Pod], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().Pods(namespace).List(ctx, options)
+				list, err := client.CoreV1().Pods(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.Pod]{}, err
+					return ctrlcache.ListPage[*corev1.Pod]{}, err
 				}
-				return cache.ListPage[*corev1.Pod]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Pod]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().Pods(namespace).Watch(ctx, options)
+				return client.CoreV1().Pods(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.Pod]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "pods.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *podInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.Pod] {
-	return NewFilteredPodInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *podInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedPodInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *podInformer) Informer() cache.SharedIndexInformer[*corev1.Pod] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *podInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *podInformer) TypedInformer() PodIndexInformer {
+	return ToPodIndexInformer(f.factory.InformerFor(&corev1.Pod{}, f.defaultInformer))
 }
 
 func (f *podInformer) Lister() listerscorev1.PodLister {
 	return listerscorev1.NewPodLister(f.Informer().GetIndexer())
+}
+
+// ToTypedPodInformer converts an untyped informer into a TypedPodInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Pod. If that is not the case, calling type-safe methods of the returned
+// TypedPodInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedPodInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedPodInformer(informer PodInformer) TypedPodInformer {
+	if informer, ok := informer.(TypedPodInformer); ok {
+		return informer
+	}
+	return &podTypedInformerAdapter{informer}
+}
+
+type podTypedInformerAdapter struct {
+	PodInformer
+}
+
+func (a *podTypedInformerAdapter) TypedInformer() PodIndexInformer {
+	return ToPodIndexInformer(a.Informer())
+}
+
+// ToPodIndexInformer converts an untyped informer into a PodIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Pod. If that is not the case, calling type-safe methods of the returned
+// PodIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a PodIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToPodIndexInformer(informer cache.SharedIndexInformer) PodIndexInformer {
+	if informer, ok := informer.(PodIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.Pod](informer)
 }

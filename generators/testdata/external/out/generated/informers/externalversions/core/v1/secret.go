@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/external/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // SecretInformer provides access to a shared informer and lister for
-// Secrets.
+// Secrets. Prefer using the type-safe variant (see [TypedSecretInformer]).
 type SecretInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.Secret]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.SecretLister
 }
+
+// TypedSecretInformer provides access to a shared informer and lister for
+// Secrets, including the type-safe TypedInformer variant.
+// It is a superset of SecretInformer.
+type TypedSecretInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() SecretIndexInformer
+	Lister() listerscorev1.SecretLister
+}
+
+// SecretIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type SecretIndexInformer cache.TypedSharedIndexInformer[*corev1.Secret]
+
+// SecretHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Secret.
+type SecretHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.Secret]
+
+// SecretDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Secret.
+type SecretDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.Secret]
+
+// SecretFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Secret.
+type SecretFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.Secret]
+
+// SecretIndexers is a specialization of [cache.TypedIndexers] for Secret.
+type SecretIndexers = cache.TypedIndexers[*corev1.Secret]
+
+// DeletedSecret is a specialization of [cache.DeletedObject] for Secret.
+type DeletedSecret = cache.DeletedObject[*corev1.Secret]
 
 type secretInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type secretInformer struct {
 // NewSecretInformer constructs a new informer for Secret type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewSecretInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Secret]) cache.SharedIndexInformer[*corev1.Secret] {
-	return NewFilteredSecretInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedSecretInformer]).
+func NewSecretInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewSecretInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedSecretInformer constructs a new informer for Secret type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedSecretInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers SecretIndexers) SecretIndexInformer {
+	return NewTypedSecretInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredSecretInformer constructs a new informer for Secret type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredSecretInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.Secret], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.Secret] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.Secret](
-		&cache.ListWatch[*corev1.Secret]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.Secret], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredSecretInformer]).
+func NewFilteredSecretInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedSecretInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredSecretInformer constructs a new informer for Secret type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredSecretInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers SecretIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) SecretIndexInformer {
+	return NewTypedSecretInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewSecretInformerWithOptions constructs a new informer for Secret type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedSecretInformerWithOptions]).
+func NewSecretInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedSecretInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedSecretInformerWithOptions constructs a new informer for Secret type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedSecretInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) SecretIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "secrets"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Secret](
+		&ctrlcache.ListWatch[*corev1.Secret]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Secret], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().Secrets(namespace).List(ctx, options)
+				list, err := client.CoreV1().Secrets(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.Secret]{}, err
+					return ctrlcache.ListPage[*corev1.Secret]{}, err
 				}
-				return cache.ListPage[*corev1.Secret]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Secret]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().Secrets(namespace).Watch(ctx, options)
+				return client.CoreV1().Secrets(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.Secret]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "secrets.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *secretInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.Secret] {
-	return NewFilteredSecretInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *secretInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedSecretInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *secretInformer) Informer() cache.SharedIndexInformer[*corev1.Secret] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *secretInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *secretInformer) TypedInformer() SecretIndexInformer {
+	return ToSecretIndexInformer(f.factory.InformerFor(&corev1.Secret{}, f.defaultInformer))
 }
 
 func (f *secretInformer) Lister() listerscorev1.SecretLister {
 	return listerscorev1.NewSecretLister(f.Informer().GetIndexer())
+}
+
+// ToTypedSecretInformer converts an untyped informer into a TypedSecretInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Secret. If that is not the case, calling type-safe methods of the returned
+// TypedSecretInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedSecretInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedSecretInformer(informer SecretInformer) TypedSecretInformer {
+	if informer, ok := informer.(TypedSecretInformer); ok {
+		return informer
+	}
+	return &secretTypedInformerAdapter{informer}
+}
+
+type secretTypedInformerAdapter struct {
+	SecretInformer
+}
+
+func (a *secretTypedInformerAdapter) TypedInformer() SecretIndexInformer {
+	return ToSecretIndexInformer(a.Informer())
+}
+
+// ToSecretIndexInformer converts an untyped informer into a SecretIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Secret. If that is not the case, calling type-safe methods of the returned
+// SecretIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a SecretIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToSecretIndexInformer(informer cache.SharedIndexInformer) SecretIndexInformer {
+	if informer, ok := informer.(SecretIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.Secret](informer)
 }

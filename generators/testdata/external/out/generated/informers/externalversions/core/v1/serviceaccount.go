@@ -9,19 +9,48 @@ import (
 	"example.com/external/generated/clientset/versioned"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/external/generated/listers/core/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ServiceAccountInformer provides access to a shared informer and lister for
-// ServiceAccounts.
+// ServiceAccounts. Prefer using the type-safe variant (see [TypedServiceAccountInformer]).
 type ServiceAccountInformer interface {
-	Informer() cache.SharedIndexInformer[*corev1.ServiceAccount]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscorev1.ServiceAccountLister
 }
+
+// TypedServiceAccountInformer provides access to a shared informer and lister for
+// ServiceAccounts, including the type-safe TypedInformer variant.
+// It is a superset of ServiceAccountInformer.
+type TypedServiceAccountInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ServiceAccountIndexInformer
+	Lister() listerscorev1.ServiceAccountLister
+}
+
+// ServiceAccountIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ServiceAccountIndexInformer cache.TypedSharedIndexInformer[*corev1.ServiceAccount]
+
+// ServiceAccountHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for ServiceAccount.
+type ServiceAccountHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*corev1.ServiceAccount]
+
+// ServiceAccountDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for ServiceAccount.
+type ServiceAccountDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*corev1.ServiceAccount]
+
+// ServiceAccountFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for ServiceAccount.
+type ServiceAccountFilteringHandler = cache.TypedFilteringResourceEventHandler[*corev1.ServiceAccount]
+
+// ServiceAccountIndexers is a specialization of [cache.TypedIndexers] for ServiceAccount.
+type ServiceAccountIndexers = cache.TypedIndexers[*corev1.ServiceAccount]
+
+// DeletedServiceAccount is a specialization of [cache.DeletedObject] for ServiceAccount.
+type DeletedServiceAccount = cache.DeletedObject[*corev1.ServiceAccount]
 
 type serviceAccountInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type serviceAccountInformer struct {
 // NewServiceAccountInformer constructs a new informer for ServiceAccount type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewServiceAccountInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ServiceAccount]) cache.SharedIndexInformer[*corev1.ServiceAccount] {
-	return NewFilteredServiceAccountInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedServiceAccountInformer]).
+func NewServiceAccountInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewServiceAccountInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedServiceAccountInformer constructs a new informer for ServiceAccount type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedServiceAccountInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ServiceAccountIndexers) ServiceAccountIndexInformer {
+	return NewTypedServiceAccountInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredServiceAccountInformer constructs a new informer for ServiceAccount type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredServiceAccountInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*corev1.ServiceAccount], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*corev1.ServiceAccount] {
-	return cache.NewSharedIndexInformerWithOptions[*corev1.ServiceAccount](
-		&cache.ListWatch[*corev1.ServiceAccount]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*corev1.ServiceAccount], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredServiceAccountInformer]).
+func NewFilteredServiceAccountInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedServiceAccountInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredServiceAccountInformer constructs a new informer for ServiceAccount type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredServiceAccountInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ServiceAccountIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ServiceAccountIndexInformer {
+	return NewTypedServiceAccountInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewServiceAccountInformerWithOptions constructs a new informer for ServiceAccount type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedServiceAccountInformerWithOptions]).
+func NewServiceAccountInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedServiceAccountInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedServiceAccountInformerWithOptions constructs a new informer for ServiceAccount type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedServiceAccountInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ServiceAccountIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "serviceaccounts"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ServiceAccount](
+		&ctrlcache.ListWatch[*corev1.ServiceAccount]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ServiceAccount], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CoreV1().ServiceAccounts(namespace).List(ctx, options)
+				list, err := client.CoreV1().ServiceAccounts(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*corev1.ServiceAccount]{}, err
+					return ctrlcache.ListPage[*corev1.ServiceAccount]{}, err
 				}
-				return cache.ListPage[*corev1.ServiceAccount]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ServiceAccount]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CoreV1().ServiceAccounts(namespace).Watch(ctx, options)
+				return client.CoreV1().ServiceAccounts(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*corev1.ServiceAccount]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "serviceaccounts.v1",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *serviceAccountInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*corev1.ServiceAccount] {
-	return NewFilteredServiceAccountInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *serviceAccountInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedServiceAccountInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *serviceAccountInformer) Informer() cache.SharedIndexInformer[*corev1.ServiceAccount] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *serviceAccountInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *serviceAccountInformer) TypedInformer() ServiceAccountIndexInformer {
+	return ToServiceAccountIndexInformer(f.factory.InformerFor(&corev1.ServiceAccount{}, f.defaultInformer))
 }
 
 func (f *serviceAccountInformer) Lister() listerscorev1.ServiceAccountLister {
 	return listerscorev1.NewServiceAccountLister(f.Informer().GetIndexer())
+}
+
+// ToTypedServiceAccountInformer converts an untyped informer into a TypedServiceAccountInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ServiceAccount. If that is not the case, calling type-safe methods of the returned
+// TypedServiceAccountInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedServiceAccountInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedServiceAccountInformer(informer ServiceAccountInformer) TypedServiceAccountInformer {
+	if informer, ok := informer.(TypedServiceAccountInformer); ok {
+		return informer
+	}
+	return &serviceAccountTypedInformerAdapter{informer}
+}
+
+type serviceAccountTypedInformerAdapter struct {
+	ServiceAccountInformer
+}
+
+func (a *serviceAccountTypedInformerAdapter) TypedInformer() ServiceAccountIndexInformer {
+	return ToServiceAccountIndexInformer(a.Informer())
+}
+
+// ToServiceAccountIndexInformer converts an untyped informer into a ServiceAccountIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *ServiceAccount. If that is not the case, calling type-safe methods of the returned
+// ServiceAccountIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ServiceAccountIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToServiceAccountIndexInformer(informer cache.SharedIndexInformer) ServiceAccountIndexInformer {
+	if informer, ok := informer.(ServiceAccountIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*corev1.ServiceAccount](informer)
 }

@@ -4,10 +4,10 @@ package v1alpha1
 
 import (
 	networkingv1alpha1 "example.com/groupdirs/apisx/v1alpha1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // MeshLister helps list Meshes.
@@ -27,8 +27,8 @@ type meshLister struct {
 }
 
 // NewMeshLister returns a new MeshLister.
-func NewMeshLister(indexer cache.Indexer[*networkingv1alpha1.Mesh]) MeshLister {
-	return &meshLister{listers.New(indexer, schema.GroupResource{Group: "networking.x-k8s.io", Resource: "mesh"})}
+func NewMeshLister(indexer cache.Indexer) MeshLister {
+	return &meshLister{listers.New[*networkingv1alpha1.Mesh](indexer, schema.GroupResource{Group: "networking.x-k8s.io", Resource: "mesh"})}
 }
 
 // Meshes returns an object that can list and get Meshes.

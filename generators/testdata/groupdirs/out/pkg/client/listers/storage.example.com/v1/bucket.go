@@ -4,10 +4,10 @@ package v1
 
 import (
 	objectstorev1 "example.com/groupdirs/pkg/apis/storage.example.com/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // BucketLister helps list Buckets.
@@ -27,8 +27,8 @@ type bucketLister struct {
 }
 
 // NewBucketLister returns a new BucketLister.
-func NewBucketLister(indexer cache.Indexer[*objectstorev1.Bucket]) BucketLister {
-	return &bucketLister{listers.New(indexer, schema.GroupResource{Group: "storage.example.com", Resource: "bucket"})}
+func NewBucketLister(indexer cache.Indexer) BucketLister {
+	return &bucketLister{listers.New[*objectstorev1.Bucket](indexer, schema.GroupResource{Group: "storage.example.com", Resource: "bucket"})}
 }
 
 // Buckets returns an object that can list and get Buckets.

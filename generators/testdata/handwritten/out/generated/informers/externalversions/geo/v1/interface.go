@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Regions returns a RegionInformer.
-	Regions() RegionInformer
+	// Regions returns a TypedRegionInformer.
+	Regions() TypedRegionInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Regions returns a RegionInformer.
-func (v *version) Regions() RegionInformer {
+// Regions returns a TypedRegionInformer.
+func (v *version) Regions() TypedRegionInformer {
 	return &regionInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

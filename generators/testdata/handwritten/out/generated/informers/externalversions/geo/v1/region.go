@@ -10,18 +10,47 @@ import (
 	"example.com/handwritten/generated/clientset/versioned"
 	"example.com/handwritten/generated/informers/externalversions/internalinterfaces"
 	listersgeov1 "example.com/handwritten/generated/listers/geo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // RegionInformer provides access to a shared informer and lister for
-// Regions.
+// Regions. Prefer using the type-safe variant (see [TypedRegionInformer]).
 type RegionInformer interface {
-	Informer() cache.SharedIndexInformer[*geov1.Region]
+	Informer() cache.SharedIndexInformer
 	Lister() listersgeov1.RegionLister
 }
+
+// TypedRegionInformer provides access to a shared informer and lister for
+// Regions, including the type-safe TypedInformer variant.
+// It is a superset of RegionInformer.
+type TypedRegionInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() RegionIndexInformer
+	Lister() listersgeov1.RegionLister
+}
+
+// RegionIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type RegionIndexInformer cache.TypedSharedIndexInformer[*geov1.Region]
+
+// RegionHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Region.
+type RegionHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*geov1.Region]
+
+// RegionDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Region.
+type RegionDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*geov1.Region]
+
+// RegionFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Region.
+type RegionFilteringHandler = cache.TypedFilteringResourceEventHandler[*geov1.Region]
+
+// RegionIndexers is a specialization of [cache.TypedIndexers] for Region.
+type RegionIndexers = cache.TypedIndexers[*geov1.Region]
+
+// DeletedRegion is a specialization of [cache.DeletedObject] for Region.
+type DeletedRegion = cache.DeletedObject[*geov1.Region]
 
 type regionInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type regionInformer struct {
 // NewRegionInformer constructs a new informer for Region type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewRegionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*geov1.Region]) cache.SharedIndexInformer[*geov1.Region] {
-	return NewFilteredRegionInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRegionInformer]).
+func NewRegionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewRegionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedRegionInformer constructs a new informer for Region type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedRegionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers RegionIndexers) RegionIndexInformer {
+	return NewTypedRegionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredRegionInformer constructs a new informer for Region type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredRegionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*geov1.Region], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*geov1.Region] {
-	return cache.NewSharedIndexInformerWithOptions[*geov1.Region](
-		&cache.ListWatch[*geov1.Region]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*geov1.Region], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredRegionInformer]).
+func NewFilteredRegionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedRegionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredRegionInformer constructs a new informer for Region type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredRegionInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers RegionIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) RegionIndexInformer {
+	return NewTypedRegionInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewRegionInformerWithOptions constructs a new informer for Region type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRegionInformerWithOptions]).
+func NewRegionInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedRegionInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedRegionInformerWithOptions constructs a new informer for Region type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedRegionInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) RegionIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "geo.example.com", Version: "v1", Resource: "regions"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*geov1.Region](
+		&ctrlcache.ListWatch[*geov1.Region]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*geov1.Region], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.GeoV1().Regions(namespace).List(ctx, options)
+				list, err := client.GeoV1().Regions(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*geov1.Region]{}, err
+					return ctrlcache.ListPage[*geov1.Region]{}, err
 				}
-				return cache.ListPage[*geov1.Region]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*geov1.Region]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.GeoV1().Regions(namespace).Watch(ctx, options)
+				return client.GeoV1().Regions(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*geov1.Region]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "regions.v1.geo.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *regionInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*geov1.Region] {
-	return NewFilteredRegionInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *regionInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedRegionInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *regionInformer) Informer() cache.SharedIndexInformer[*geov1.Region] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *regionInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *regionInformer) TypedInformer() RegionIndexInformer {
+	return ToRegionIndexInformer(f.factory.InformerFor(&geov1.Region{}, f.defaultInformer))
 }
 
 func (f *regionInformer) Lister() listersgeov1.RegionLister {
 	return listersgeov1.NewRegionLister(f.Informer().GetIndexer())
+}
+
+// ToTypedRegionInformer converts an untyped informer into a TypedRegionInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Region. If that is not the case, calling type-safe methods of the returned
+// TypedRegionInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedRegionInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedRegionInformer(informer RegionInformer) TypedRegionInformer {
+	if informer, ok := informer.(TypedRegionInformer); ok {
+		return informer
+	}
+	return &regionTypedInformerAdapter{informer}
+}
+
+type regionTypedInformerAdapter struct {
+	RegionInformer
+}
+
+func (a *regionTypedInformerAdapter) TypedInformer() RegionIndexInformer {
+	return ToRegionIndexInformer(a.Informer())
+}
+
+// ToRegionIndexInformer converts an untyped informer into a RegionIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Region. If that is not the case, calling type-safe methods of the returned
+// RegionIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a RegionIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToRegionIndexInformer(informer cache.SharedIndexInformer) RegionIndexInformer {
+	if informer, ok := informer.(RegionIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*geov1.Region](informer)
 }

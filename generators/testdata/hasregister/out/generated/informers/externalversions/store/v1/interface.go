@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Shelves returns a ShelfInformer.
-	Shelves() ShelfInformer
+	// Shelves returns a TypedShelfInformer.
+	Shelves() TypedShelfInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Shelves returns a ShelfInformer.
-func (v *version) Shelves() ShelfInformer {
+// Shelves returns a TypedShelfInformer.
+func (v *version) Shelves() TypedShelfInformer {
 	return &shelfInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

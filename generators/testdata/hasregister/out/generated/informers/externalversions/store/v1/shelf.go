@@ -10,18 +10,47 @@ import (
 	"example.com/hasregister/generated/clientset/versioned"
 	"example.com/hasregister/generated/informers/externalversions/internalinterfaces"
 	listersstorev1 "example.com/hasregister/generated/listers/store/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ShelfInformer provides access to a shared informer and lister for
-// Shelves.
+// Shelves. Prefer using the type-safe variant (see [TypedShelfInformer]).
 type ShelfInformer interface {
-	Informer() cache.SharedIndexInformer[*storev1.Shelf]
+	Informer() cache.SharedIndexInformer
 	Lister() listersstorev1.ShelfLister
 }
+
+// TypedShelfInformer provides access to a shared informer and lister for
+// Shelves, including the type-safe TypedInformer variant.
+// It is a superset of ShelfInformer.
+type TypedShelfInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ShelfIndexInformer
+	Lister() listersstorev1.ShelfLister
+}
+
+// ShelfIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ShelfIndexInformer cache.TypedSharedIndexInformer[*storev1.Shelf]
+
+// ShelfHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Shelf.
+type ShelfHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*storev1.Shelf]
+
+// ShelfDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Shelf.
+type ShelfDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*storev1.Shelf]
+
+// ShelfFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Shelf.
+type ShelfFilteringHandler = cache.TypedFilteringResourceEventHandler[*storev1.Shelf]
+
+// ShelfIndexers is a specialization of [cache.TypedIndexers] for Shelf.
+type ShelfIndexers = cache.TypedIndexers[*storev1.Shelf]
+
+// DeletedShelf is a specialization of [cache.DeletedObject] for Shelf.
+type DeletedShelf = cache.DeletedObject[*storev1.Shelf]
 
 type shelfInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type shelfInformer struct {
 // NewShelfInformer constructs a new informer for Shelf type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewShelfInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*storev1.Shelf]) cache.SharedIndexInformer[*storev1.Shelf] {
-	return NewFilteredShelfInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedShelfInformer]).
+func NewShelfInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewShelfInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedShelfInformer constructs a new informer for Shelf type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedShelfInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ShelfIndexers) ShelfIndexInformer {
+	return NewTypedShelfInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredShelfInformer constructs a new informer for Shelf type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredShelfInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*storev1.Shelf], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*storev1.Shelf] {
-	return cache.NewSharedIndexInformerWithOptions[*storev1.Shelf](
-		&cache.ListWatch[*storev1.Shelf]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*storev1.Shelf], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredShelfInformer]).
+func NewFilteredShelfInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedShelfInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredShelfInformer constructs a new informer for Shelf type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredShelfInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ShelfIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ShelfIndexInformer {
+	return NewTypedShelfInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewShelfInformerWithOptions constructs a new informer for Shelf type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedShelfInformerWithOptions]).
+func NewShelfInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedShelfInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedShelfInformerWithOptions constructs a new informer for Shelf type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedShelfInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ShelfIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "store.example.com", Version: "v1", Resource: "shelves"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*storev1.Shelf](
+		&ctrlcache.ListWatch[*storev1.Shelf]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storev1.Shelf], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.StoreV1().Shelves(namespace).List(ctx, options)
+				list, err := client.StoreV1().Shelves(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*storev1.Shelf]{}, err
+					return ctrlcache.ListPage[*storev1.Shelf]{}, err
 				}
-				return cache.ListPage[*storev1.Shelf]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storev1.Shelf]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.StoreV1().Shelves(namespace).Watch(ctx, options)
+				return client.StoreV1().Shelves(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*storev1.Shelf]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "shelves.v1.store.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *shelfInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*storev1.Shelf] {
-	return NewFilteredShelfInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *shelfInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedShelfInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *shelfInformer) Informer() cache.SharedIndexInformer[*storev1.Shelf] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *shelfInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *shelfInformer) TypedInformer() ShelfIndexInformer {
+	return ToShelfIndexInformer(f.factory.InformerFor(&storev1.Shelf{}, f.defaultInformer))
 }
 
 func (f *shelfInformer) Lister() listersstorev1.ShelfLister {
 	return listersstorev1.NewShelfLister(f.Informer().GetIndexer())
+}
+
+// ToTypedShelfInformer converts an untyped informer into a TypedShelfInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Shelf. If that is not the case, calling type-safe methods of the returned
+// TypedShelfInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedShelfInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedShelfInformer(informer ShelfInformer) TypedShelfInformer {
+	if informer, ok := informer.(TypedShelfInformer); ok {
+		return informer
+	}
+	return &shelfTypedInformerAdapter{informer}
+}
+
+type shelfTypedInformerAdapter struct {
+	ShelfInformer
+}
+
+func (a *shelfTypedInformerAdapter) TypedInformer() ShelfIndexInformer {
+	return ToShelfIndexInformer(a.Informer())
+}
+
+// ToShelfIndexInformer converts an untyped informer into a ShelfIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Shelf. If that is not the case, calling type-safe methods of the returned
+// ShelfIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ShelfIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToShelfIndexInformer(informer cache.SharedIndexInformer) ShelfIndexInformer {
+	if informer, ok := informer.(ShelfIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*storev1.Shelf](informer)
 }

@@ -4,10 +4,10 @@ package v1
 
 import (
 	batchv1 "example.com/kubebuilder/api/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // CalendarLister helps list Calendars.
@@ -28,6 +28,6 @@ type calendarLister struct {
 }
 
 // NewCalendarLister returns a new CalendarLister.
-func NewCalendarLister(indexer cache.Indexer[*batchv1.Calendar]) CalendarLister {
-	return &calendarLister{listers.New(indexer, schema.GroupResource{Group: "batch.tutorial.kubebuilder.io", Resource: "calendar"})}
+func NewCalendarLister(indexer cache.Indexer) CalendarLister {
+	return &calendarLister{listers.New[*batchv1.Calendar](indexer, schema.GroupResource{Group: "batch.tutorial.kubebuilder.io", Resource: "calendar"})}
 }

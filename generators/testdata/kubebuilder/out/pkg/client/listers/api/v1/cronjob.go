@@ -4,10 +4,10 @@ package v1
 
 import (
 	batchv1 "example.com/kubebuilder/api/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // CronJobLister helps list CronJobs.
@@ -27,8 +27,8 @@ type cronJobLister struct {
 }
 
 // NewCronJobLister returns a new CronJobLister.
-func NewCronJobLister(indexer cache.Indexer[*batchv1.CronJob]) CronJobLister {
-	return &cronJobLister{listers.New(indexer, schema.GroupResource{Group: "batch.tutorial.kubebuilder.io", Resource: "cronjob"})}
+func NewCronJobLister(indexer cache.Indexer) CronJobLister {
+	return &cronJobLister{listers.New[*batchv1.CronJob](indexer, schema.GroupResource{Group: "batch.tutorial.kubebuilder.io", Resource: "cronjob"})}
 }
 
 // CronJobs returns an object that can list and get CronJobs.

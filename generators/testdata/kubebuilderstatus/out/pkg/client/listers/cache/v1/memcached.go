@@ -4,10 +4,10 @@ package v1
 
 import (
 	cachev1 "example.com/kubebuilderstatus/api/cache/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/listers"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/tools/cache"
 )
 
 // MemcachedLister helps list Memcacheds.
@@ -27,8 +27,8 @@ type memcachedLister struct {
 }
 
 // NewMemcachedLister returns a new MemcachedLister.
-func NewMemcachedLister(indexer cache.Indexer[*cachev1.Memcached]) MemcachedLister {
-	return &memcachedLister{listers.New(indexer, schema.GroupResource{Group: "cache.example.com", Resource: "memcached"})}
+func NewMemcachedLister(indexer cache.Indexer) MemcachedLister {
+	return &memcachedLister{listers.New[*cachev1.Memcached](indexer, schema.GroupResource{Group: "cache.example.com", Resource: "memcached"})}
 }
 
 // Memcacheds returns an object that can list and get Memcacheds.

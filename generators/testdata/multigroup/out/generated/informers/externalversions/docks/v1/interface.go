@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Docks returns a DockInformer.
-	Docks() DockInformer
+	// Docks returns a TypedDockInformer.
+	Docks() TypedDockInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Docks returns a DockInformer.
-func (v *version) Docks() DockInformer {
+// Docks returns a TypedDockInformer.
+func (v *version) Docks() TypedDockInformer {
 	return &dockInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

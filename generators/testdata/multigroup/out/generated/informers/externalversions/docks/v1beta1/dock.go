@@ -10,18 +10,47 @@ import (
 	"example.com/multigroup/generated/clientset/versioned"
 	"example.com/multigroup/generated/informers/externalversions/internalinterfaces"
 	listersdocksv1beta1 "example.com/multigroup/generated/listers/docks/v1beta1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // DockInformer provides access to a shared informer and lister for
-// Docks.
+// Docks. Prefer using the type-safe variant (see [TypedDockInformer]).
 type DockInformer interface {
-	Informer() cache.SharedIndexInformer[*docksv1beta1.Dock]
+	Informer() cache.SharedIndexInformer
 	Lister() listersdocksv1beta1.DockLister
 }
+
+// TypedDockInformer provides access to a shared informer and lister for
+// Docks, including the type-safe TypedInformer variant.
+// It is a superset of DockInformer.
+type TypedDockInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() DockIndexInformer
+	Lister() listersdocksv1beta1.DockLister
+}
+
+// DockIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type DockIndexInformer cache.TypedSharedIndexInformer[*docksv1beta1.Dock]
+
+// DockHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Dock.
+type DockHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*docksv1beta1.Dock]
+
+// DockDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Dock.
+type DockDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*docksv1beta1.Dock]
+
+// DockFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Dock.
+type DockFilteringHandler = cache.TypedFilteringResourceEventHandler[*docksv1beta1.Dock]
+
+// DockIndexers is a specialization of [cache.TypedIndexers] for Dock.
+type DockIndexers = cache.TypedIndexers[*docksv1beta1.Dock]
+
+// DeletedDock is a specialization of [cache.DeletedObject] for Dock.
+type DeletedDock = cache.DeletedObject[*docksv1beta1.Dock]
 
 type dockInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type dockInformer struct {
 // NewDockInformer constructs a new informer for Dock type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewDockInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*docksv1beta1.Dock]) cache.SharedIndexInformer[*docksv1beta1.Dock] {
-	return NewFilteredDockInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedDockInformer]).
+func NewDockInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewDockInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedDockInformer constructs a new informer for Dock type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedDockInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers DockIndexers) DockIndexInformer {
+	return NewTypedDockInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredDockInformer constructs a new informer for Dock type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredDockInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*docksv1beta1.Dock], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*docksv1beta1.Dock] {
-	return cache.NewSharedIndexInformerWithOptions[*docksv1beta1.Dock](
-		&cache.ListWatch[*docksv1beta1.Dock]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*docksv1beta1.Dock], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredDockInformer]).
+func NewFilteredDockInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedDockInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredDockInformer constructs a new informer for Dock type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredDockInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers DockIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) DockIndexInformer {
+	return NewTypedDockInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewDockInformerWithOptions constructs a new informer for Dock type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedDockInformerWithOptions]).
+func NewDockInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedDockInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedDockInformerWithOptions constructs a new informer for Dock type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedDockInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) DockIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "docks.example.com", Version: "v1beta1", Resource: "docks"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*docksv1beta1.Dock](
+		&ctrlcache.ListWatch[*docksv1beta1.Dock]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*docksv1beta1.Dock], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.DocksV1beta1().Docks(namespace).List(ctx, options)
+				list, err := client.DocksV1beta1().Docks(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*docksv1beta1.Dock]{}, err
+					return ctrlcache.ListPage[*docksv1beta1.Dock]{}, err
 				}
-				return cache.ListPage[*docksv1beta1.Dock]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*docksv1beta1.Dock]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.DocksV1beta1().Docks(namespace).Watch(ctx, options)
+				return client.DocksV1beta1().Docks(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*docksv1beta1.Dock]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "docks.v1beta1.docks.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *dockInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*docksv1beta1.Dock] {
-	return NewFilteredDockInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *dockInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedDockInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *dockInformer) Informer() cache.SharedIndexInformer[*docksv1beta1.Dock] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *dockInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *dockInformer) TypedInformer() DockIndexInformer {
+	return ToDockIndexInformer(f.factory.InformerFor(&docksv1beta1.Dock{}, f.defaultInformer))
 }
 
 func (f *dockInformer) Lister() listersdocksv1beta1.DockLister {
 	return listersdocksv1beta1.NewDockLister(f.Informer().GetIndexer())
+}
+
+// ToTypedDockInformer converts an untyped informer into a TypedDockInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Dock. If that is not the case, calling type-safe methods of the returned
+// TypedDockInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedDockInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedDockInformer(informer DockInformer) TypedDockInformer {
+	if informer, ok := informer.(TypedDockInformer); ok {
+		return informer
+	}
+	return &dockTypedInformerAdapter{informer}
+}
+
+type dockTypedInformerAdapter struct {
+	DockInformer
+}
+
+func (a *dockTypedInformerAdapter) TypedInformer() DockIndexInformer {
+	return ToDockIndexInformer(a.Informer())
+}
+
+// ToDockIndexInformer converts an untyped informer into a DockIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Dock. If that is not the case, calling type-safe methods of the returned
+// DockIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a DockIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToDockIndexInformer(informer cache.SharedIndexInformer) DockIndexInformer {
+	if informer, ok := informer.(DockIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*docksv1beta1.Dock](informer)
 }

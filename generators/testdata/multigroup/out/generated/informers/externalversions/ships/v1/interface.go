@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Ships returns a ShipInformer.
-	Ships() ShipInformer
+	// Ships returns a TypedShipInformer.
+	Ships() TypedShipInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Ships returns a ShipInformer.
-func (v *version) Ships() ShipInformer {
+// Ships returns a TypedShipInformer.
+func (v *version) Ships() TypedShipInformer {
 	return &shipInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

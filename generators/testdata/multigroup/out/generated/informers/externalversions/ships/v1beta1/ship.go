@@ -10,18 +10,47 @@ import (
 	"example.com/multigroup/generated/clientset/versioned"
 	"example.com/multigroup/generated/informers/externalversions/internalinterfaces"
 	listersshipsv1beta1 "example.com/multigroup/generated/listers/ships/v1beta1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // ShipInformer provides access to a shared informer and lister for
-// Ships.
+// Ships. Prefer using the type-safe variant (see [TypedShipInformer]).
 type ShipInformer interface {
-	Informer() cache.SharedIndexInformer[*shipsv1beta1.Ship]
+	Informer() cache.SharedIndexInformer
 	Lister() listersshipsv1beta1.ShipLister
 }
+
+// TypedShipInformer provides access to a shared informer and lister for
+// Ships, including the type-safe TypedInformer variant.
+// It is a superset of ShipInformer.
+type TypedShipInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() ShipIndexInformer
+	Lister() listersshipsv1beta1.ShipLister
+}
+
+// ShipIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type ShipIndexInformer cache.TypedSharedIndexInformer[*shipsv1beta1.Ship]
+
+// ShipHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Ship.
+type ShipHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*shipsv1beta1.Ship]
+
+// ShipDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Ship.
+type ShipDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*shipsv1beta1.Ship]
+
+// ShipFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Ship.
+type ShipFilteringHandler = cache.TypedFilteringResourceEventHandler[*shipsv1beta1.Ship]
+
+// ShipIndexers is a specialization of [cache.TypedIndexers] for Ship.
+type ShipIndexers = cache.TypedIndexers[*shipsv1beta1.Ship]
+
+// DeletedShip is a specialization of [cache.DeletedObject] for Ship.
+type DeletedShip = cache.DeletedObject[*shipsv1beta1.Ship]
 
 type shipInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type shipInformer struct {
 // NewShipInformer constructs a new informer for Ship type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewShipInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*shipsv1beta1.Ship]) cache.SharedIndexInformer[*shipsv1beta1.Ship] {
-	return NewFilteredShipInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedShipInformer]).
+func NewShipInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewShipInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedShipInformer constructs a new informer for Ship type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedShipInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ShipIndexers) ShipIndexInformer {
+	return NewTypedShipInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredShipInformer constructs a new informer for Ship type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredShipInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*shipsv1beta1.Ship], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*shipsv1beta1.Ship] {
-	return cache.NewSharedIndexInformerWithOptions[*shipsv1beta1.Ship](
-		&cache.ListWatch[*shipsv1beta1.Ship]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*shipsv1beta1.Ship], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredShipInformer]).
+func NewFilteredShipInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedShipInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredShipInformer constructs a new informer for Ship type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredShipInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers ShipIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) ShipIndexInformer {
+	return NewTypedShipInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewShipInformerWithOptions constructs a new informer for Ship type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedShipInformerWithOptions]).
+func NewShipInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedShipInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedShipInformerWithOptions constructs a new informer for Ship type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedShipInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ShipIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "ships.example.com", Version: "v1beta1", Resource: "ships"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*shipsv1beta1.Ship](
+		&ctrlcache.ListWatch[*shipsv1beta1.Ship]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shipsv1beta1.Ship], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.ShipsV1beta1().Ships(namespace).List(ctx, options)
+				list, err := client.ShipsV1beta1().Ships(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*shipsv1beta1.Ship]{}, err
+					return ctrlcache.ListPage[*shipsv1beta1.Ship]{}, err
 				}
-				return cache.ListPage[*shipsv1beta1.Ship]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*shipsv1beta1.Ship]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.ShipsV1beta1().Ships(namespace).Watch(ctx, options)
+				return client.ShipsV1beta1().Ships(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*shipsv1beta1.Ship]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "ships.v1beta1.ships.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *shipInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*shipsv1beta1.Ship] {
-	return NewFilteredShipInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *shipInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedShipInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *shipInformer) Informer() cache.SharedIndexInformer[*shipsv1beta1.Ship] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *shipInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *shipInformer) TypedInformer() ShipIndexInformer {
+	return ToShipIndexInformer(f.factory.InformerFor(&shipsv1beta1.Ship{}, f.defaultInformer))
 }
 
 func (f *shipInformer) Lister() listersshipsv1beta1.ShipLister {
 	return listersshipsv1beta1.NewShipLister(f.Informer().GetIndexer())
+}
+
+// ToTypedShipInformer converts an untyped informer into a TypedShipInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Ship. If that is not the case, calling type-safe methods of the returned
+// TypedShipInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedShipInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedShipInformer(informer ShipInformer) TypedShipInformer {
+	if informer, ok := informer.(TypedShipInformer); ok {
+		return informer
+	}
+	return &shipTypedInformerAdapter{informer}
+}
+
+type shipTypedInformerAdapter struct {
+	ShipInformer
+}
+
+func (a *shipTypedInformerAdapter) TypedInformer() ShipIndexInformer {
+	return ToShipIndexInformer(a.Informer())
+}
+
+// ToShipIndexInformer converts an untyped informer into a ShipIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Ship. If that is not the case, calling type-safe methods of the returned
+// ShipIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a ShipIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToShipIndexInformer(informer cache.SharedIndexInformer) ShipIndexInformer {
+	if informer, ok := informer.(ShipIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*shipsv1beta1.Ship](informer)
 }

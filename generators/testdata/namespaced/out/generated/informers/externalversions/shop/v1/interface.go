@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Orders returns a OrderInformer.
-	Orders() OrderInformer
+	// Orders returns a TypedOrderInformer.
+	Orders() TypedOrderInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Orders returns a OrderInformer.
-func (v *version) Orders() OrderInformer {
+// Orders returns a TypedOrderInformer.
+func (v *version) Orders() TypedOrderInformer {
 	return &orderInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/namespaced/generated/clientset/versioned"
 	"example.com/namespaced/generated/informers/externalversions/internalinterfaces"
 	listersshopv1 "example.com/namespaced/generated/listers/shop/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // OrderInformer provides access to a shared informer and lister for
-// Orders.
+// Orders. Prefer using the type-safe variant (see [TypedOrderInformer]).
 type OrderInformer interface {
-	Informer() cache.SharedIndexInformer[*shopv1.Order]
+	Informer() cache.SharedIndexInformer
 	Lister() listersshopv1.OrderLister
 }
+
+// TypedOrderInformer provides access to a shared informer and lister for
+// Orders, including the type-safe TypedInformer variant.
+// It is a superset of OrderInformer.
+type TypedOrderInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() OrderIndexInformer
+	Lister() listersshopv1.OrderLister
+}
+
+// OrderIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type OrderIndexInformer cache.TypedSharedIndexInformer[*shopv1.Order]
+
+// OrderHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Order.
+type OrderHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*shopv1.Order]
+
+// OrderDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Order.
+type OrderDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*shopv1.Order]
+
+// OrderFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Order.
+type OrderFilteringHandler = cache.TypedFilteringResourceEventHandler[*shopv1.Order]
+
+// OrderIndexers is a specialization of [cache.TypedIndexers] for Order.
+type OrderIndexers = cache.TypedIndexers[*shopv1.Order]
+
+// DeletedOrder is a specialization of [cache.DeletedObject] for Order.
+type DeletedOrder = cache.DeletedObject[*shopv1.Order]
 
 type orderInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type orderInformer struct {
 // NewOrderInformer constructs a new informer for Order type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewOrderInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*shopv1.Order]) cache.SharedIndexInformer[*shopv1.Order] {
-	return NewFilteredOrderInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedOrderInformer]).
+func NewOrderInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewOrderInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedOrderInformer constructs a new informer for Order type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedOrderInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers OrderIndexers) OrderIndexInformer {
+	return NewTypedOrderInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredOrderInformer constructs a new informer for Order type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredOrderInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*shopv1.Order], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*shopv1.Order] {
-	return cache.NewSharedIndexInformerWithOptions[*shopv1.Order](
-		&cache.ListWatch[*shopv1.Order]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*shopv1.Order], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredOrderInformer]).
+func NewFilteredOrderInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedOrderInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredOrderInformer constructs a new informer for Order type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredOrderInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers OrderIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) OrderIndexInformer {
+	return NewTypedOrderInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewOrderInformerWithOptions constructs a new informer for Order type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedOrderInformerWithOptions]).
+func NewOrderInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedOrderInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedOrderInformerWithOptions constructs a new informer for Order type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedOrderInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) OrderIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "shop.example.com", Version: "v1", Resource: "orders"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*shopv1.Order](
+		&ctrlcache.ListWatch[*shopv1.Order]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shopv1.Order], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.ShopV1().Orders(namespace).List(ctx, options)
+				list, err := client.ShopV1().Orders(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*shopv1.Order]{}, err
+					return ctrlcache.ListPage[*shopv1.Order]{}, err
 				}
-				return cache.ListPage[*shopv1.Order]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*shopv1.Order]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.ShopV1().Orders(namespace).Watch(ctx, options)
+				return client.ShopV1().Orders(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*shopv1.Order]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "orders.v1.shop.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *orderInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*shopv1.Order] {
-	return NewFilteredOrderInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *orderInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedOrderInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *orderInformer) Informer() cache.SharedIndexInformer[*shopv1.Order] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *orderInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *orderInformer) TypedInformer() OrderIndexInformer {
+	return ToOrderIndexInformer(f.factory.InformerFor(&shopv1.Order{}, f.defaultInformer))
 }
 
 func (f *orderInformer) Lister() listersshopv1.OrderLister {
 	return listersshopv1.NewOrderLister(f.Informer().GetIndexer())
+}
+
+// ToTypedOrderInformer converts an untyped informer into a TypedOrderInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Order. If that is not the case, calling type-safe methods of the returned
+// TypedOrderInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedOrderInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedOrderInformer(informer OrderInformer) TypedOrderInformer {
+	if informer, ok := informer.(TypedOrderInformer); ok {
+		return informer
+	}
+	return &orderTypedInformerAdapter{informer}
+}
+
+type orderTypedInformerAdapter struct {
+	OrderInformer
+}
+
+func (a *orderTypedInformerAdapter) TypedInformer() OrderIndexInformer {
+	return ToOrderIndexInformer(a.Informer())
+}
+
+// ToOrderIndexInformer converts an untyped informer into a OrderIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Order. If that is not the case, calling type-safe methods of the returned
+// OrderIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a OrderIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToOrderIndexInformer(informer cache.SharedIndexInformer) OrderIndexInformer {
+	if informer, ok := informer.(OrderIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*shopv1.Order](informer)
 }

@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Settings returns a SettingInformer.
-	Settings() SettingInformer
+	// Settings returns a TypedSettingInformer.
+	Settings() TypedSettingInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Settings returns a SettingInformer.
-func (v *version) Settings() SettingInformer {
+// Settings returns a TypedSettingInformer.
+func (v *version) Settings() TypedSettingInformer {
 	return &settingInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/nostatus/generated/clientset/versioned"
 	"example.com/nostatus/generated/informers/externalversions/internalinterfaces"
 	listersconfigv1 "example.com/nostatus/generated/listers/config/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // SettingInformer provides access to a shared informer and lister for
-// Settings.
+// Settings. Prefer using the type-safe variant (see [TypedSettingInformer]).
 type SettingInformer interface {
-	Informer() cache.SharedIndexInformer[*configv1.Setting]
+	Informer() cache.SharedIndexInformer
 	Lister() listersconfigv1.SettingLister
 }
+
+// TypedSettingInformer provides access to a shared informer and lister for
+// Settings, including the type-safe TypedInformer variant.
+// It is a superset of SettingInformer.
+type TypedSettingInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() SettingIndexInformer
+	Lister() listersconfigv1.SettingLister
+}
+
+// SettingIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type SettingIndexInformer cache.TypedSharedIndexInformer[*configv1.Setting]
+
+// SettingHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Setting.
+type SettingHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*configv1.Setting]
+
+// SettingDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Setting.
+type SettingDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*configv1.Setting]
+
+// SettingFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Setting.
+type SettingFilteringHandler = cache.TypedFilteringResourceEventHandler[*configv1.Setting]
+
+// SettingIndexers is a specialization of [cache.TypedIndexers] for Setting.
+type SettingIndexers = cache.TypedIndexers[*configv1.Setting]
+
+// DeletedSetting is a specialization of [cache.DeletedObject] for Setting.
+type DeletedSetting = cache.DeletedObject[*configv1.Setting]
 
 type settingInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type settingInformer struct {
 // NewSettingInformer constructs a new informer for Setting type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewSettingInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*configv1.Setting]) cache.SharedIndexInformer[*configv1.Setting] {
-	return NewFilteredSettingInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedSettingInformer]).
+func NewSettingInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewSettingInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedSettingInformer constructs a new informer for Setting type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedSettingInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers SettingIndexers) SettingIndexInformer {
+	return NewTypedSettingInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredSettingInformer constructs a new informer for Setting type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredSettingInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*configv1.Setting], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*configv1.Setting] {
-	return cache.NewSharedIndexInformerWithOptions[*configv1.Setting](
-		&cache.ListWatch[*configv1.Setting]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*configv1.Setting], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredSettingInformer]).
+func NewFilteredSettingInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedSettingInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredSettingInformer constructs a new informer for Setting type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredSettingInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers SettingIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) SettingIndexInformer {
+	return NewTypedSettingInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewSettingInformerWithOptions constructs a new informer for Setting type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedSettingInformerWithOptions]).
+func NewSettingInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedSettingInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedSettingInformerWithOptions constructs a new informer for Setting type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedSettingInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) SettingIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "config.example.com", Version: "v1", Resource: "settings"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*configv1.Setting](
+		&ctrlcache.ListWatch[*configv1.Setting]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*configv1.Setting], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.ConfigV1().Settings(namespace).List(ctx, options)
+				list, err := client.ConfigV1().Settings(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*configv1.Setting]{}, err
+					return ctrlcache.ListPage[*configv1.Setting]{}, err
 				}
-				return cache.ListPage[*configv1.Setting]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*configv1.Setting]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.ConfigV1().Settings(namespace).Watch(ctx, options)
+				return client.ConfigV1().Settings(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*configv1.Setting]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "settings.v1.config.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *settingInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*configv1.Setting] {
-	return NewFilteredSettingInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *settingInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedSettingInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *settingInformer) Informer() cache.SharedIndexInformer[*configv1.Setting] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *settingInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *settingInformer) TypedInformer() SettingIndexInformer {
+	return ToSettingIndexInformer(f.factory.InformerFor(&configv1.Setting{}, f.defaultInformer))
 }
 
 func (f *settingInformer) Lister() listersconfigv1.SettingLister {
 	return listersconfigv1.NewSettingLister(f.Informer().GetIndexer())
+}
+
+// ToTypedSettingInformer converts an untyped informer into a TypedSettingInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Setting. If that is not the case, calling type-safe methods of the returned
+// TypedSettingInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedSettingInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedSettingInformer(informer SettingInformer) TypedSettingInformer {
+	if informer, ok := informer.(TypedSettingInformer); ok {
+		return informer
+	}
+	return &settingTypedInformerAdapter{informer}
+}
+
+type settingTypedInformerAdapter struct {
+	SettingInformer
+}
+
+func (a *settingTypedInformerAdapter) TypedInformer() SettingIndexInformer {
+	return ToSettingIndexInformer(a.Informer())
+}
+
+// ToSettingIndexInformer converts an untyped informer into a SettingIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Setting. If that is not the case, calling type-safe methods of the returned
+// SettingIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a SettingIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToSettingIndexInformer(informer cache.SharedIndexInformer) SettingIndexInformer {
+	if informer, ok := informer.(SettingIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*configv1.Setting](informer)
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/plurals/generated/clientset/versioned"
 	"example.com/plurals/generated/informers/externalversions/internalinterfaces"
 	listerszoov1 "example.com/plurals/generated/listers/zoo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // GooseInformer provides access to a shared informer and lister for
-// Geese.
+// Geese. Prefer using the type-safe variant (see [TypedGooseInformer]).
 type GooseInformer interface {
-	Informer() cache.SharedIndexInformer[*zoov1.Goose]
+	Informer() cache.SharedIndexInformer
 	Lister() listerszoov1.GooseLister
 }
+
+// TypedGooseInformer provides access to a shared informer and lister for
+// Geese, including the type-safe TypedInformer variant.
+// It is a superset of GooseInformer.
+type TypedGooseInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() GooseIndexInformer
+	Lister() listerszoov1.GooseLister
+}
+
+// GooseIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type GooseIndexInformer cache.TypedSharedIndexInformer[*zoov1.Goose]
+
+// GooseHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Goose.
+type GooseHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*zoov1.Goose]
+
+// GooseDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Goose.
+type GooseDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*zoov1.Goose]
+
+// GooseFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Goose.
+type GooseFilteringHandler = cache.TypedFilteringResourceEventHandler[*zoov1.Goose]
+
+// GooseIndexers is a specialization of [cache.TypedIndexers] for Goose.
+type GooseIndexers = cache.TypedIndexers[*zoov1.Goose]
+
+// DeletedGoose is a specialization of [cache.DeletedObject] for Goose.
+type DeletedGoose = cache.DeletedObject[*zoov1.Goose]
 
 type gooseInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type gooseInformer struct {
 // NewGooseInformer constructs a new informer for Goose type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewGooseInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*zoov1.Goose]) cache.SharedIndexInformer[*zoov1.Goose] {
-	return NewFilteredGooseInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedGooseInformer]).
+func NewGooseInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewGooseInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedGooseInformer constructs a new informer for Goose type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedGooseInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers GooseIndexers) GooseIndexInformer {
+	return NewTypedGooseInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredGooseInformer constructs a new informer for Goose type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredGooseInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*zoov1.Goose], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*zoov1.Goose] {
-	return cache.NewSharedIndexInformerWithOptions[*zoov1.Goose](
-		&cache.ListWatch[*zoov1.Goose]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*zoov1.Goose], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredGooseInformer]).
+func NewFilteredGooseInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedGooseInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredGooseInformer constructs a new informer for Goose type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredGooseInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers GooseIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) GooseIndexInformer {
+	return NewTypedGooseInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewGooseInformerWithOptions constructs a new informer for Goose type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedGooseInformerWithOptions]).
+func NewGooseInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedGooseInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedGooseInformerWithOptions constructs a new informer for Goose type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedGooseInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) GooseIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "geese"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*zoov1.Goose](
+		&ctrlcache.ListWatch[*zoov1.Goose]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*zoov1.Goose], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.ZooV1().Geese(namespace).List(ctx, options)
+				list, err := client.ZooV1().Geese(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*zoov1.Goose]{}, err
+					return ctrlcache.ListPage[*zoov1.Goose]{}, err
 				}
-				return cache.ListPage[*zoov1.Goose]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*zoov1.Goose]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.ZooV1().Geese(namespace).Watch(ctx, options)
+				return client.ZooV1().Geese(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*zoov1.Goose]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "geese.v1.zoo.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *gooseInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*zoov1.Goose] {
-	return NewFilteredGooseInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *gooseInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedGooseInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *gooseInformer) Informer() cache.SharedIndexInformer[*zoov1.Goose] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *gooseInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *gooseInformer) TypedInformer() GooseIndexInformer {
+	return ToGooseIndexInformer(f.factory.InformerFor(&zoov1.Goose{}, f.defaultInformer))
 }
 
 func (f *gooseInformer) Lister() listerszoov1.GooseLister {
 	return listerszoov1.NewGooseLister(f.Informer().GetIndexer())
+}
+
+// ToTypedGooseInformer converts an untyped informer into a TypedGooseInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Goose. If that is not the case, calling type-safe methods of the returned
+// TypedGooseInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedGooseInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedGooseInformer(informer GooseInformer) TypedGooseInformer {
+	if informer, ok := informer.(TypedGooseInformer); ok {
+		return informer
+	}
+	return &gooseTypedInformerAdapter{informer}
+}
+
+type gooseTypedInformerAdapter struct {
+	GooseInformer
+}
+
+func (a *gooseTypedInformerAdapter) TypedInformer() GooseIndexInformer {
+	return ToGooseIndexInformer(a.Informer())
+}
+
+// ToGooseIndexInformer converts an untyped informer into a GooseIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Goose. If that is not the case, calling type-safe methods of the returned
+// GooseIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a GooseIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToGooseIndexInformer(informer cache.SharedIndexInformer) GooseIndexInformer {
+	if informer, ok := informer.(GooseIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*zoov1.Goose](informer)
 }

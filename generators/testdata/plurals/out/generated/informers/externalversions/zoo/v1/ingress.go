@@ -10,18 +10,47 @@ import (
 	"example.com/plurals/generated/clientset/versioned"
 	"example.com/plurals/generated/informers/externalversions/internalinterfaces"
 	listerszoov1 "example.com/plurals/generated/listers/zoo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // IngressInformer provides access to a shared informer and lister for
-// Ingresses.
+// Ingresses. Prefer using the type-safe variant (see [TypedIngressInformer]).
 type IngressInformer interface {
-	Informer() cache.SharedIndexInformer[*zoov1.Ingress]
+	Informer() cache.SharedIndexInformer
 	Lister() listerszoov1.IngressLister
 }
+
+// TypedIngressInformer provides access to a shared informer and lister for
+// Ingresses, including the type-safe TypedInformer variant.
+// It is a superset of IngressInformer.
+type TypedIngressInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() IngressIndexInformer
+	Lister() listerszoov1.IngressLister
+}
+
+// IngressIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type IngressIndexInformer cache.TypedSharedIndexInformer[*zoov1.Ingress]
+
+// IngressHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Ingress.
+type IngressHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*zoov1.Ingress]
+
+// IngressDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Ingress.
+type IngressDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*zoov1.Ingress]
+
+// IngressFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Ingress.
+type IngressFilteringHandler = cache.TypedFilteringResourceEventHandler[*zoov1.Ingress]
+
+// IngressIndexers is a specialization of [cache.TypedIndexers] for Ingress.
+type IngressIndexers = cache.TypedIndexers[*zoov1.Ingress]
+
+// DeletedIngress is a specialization of [cache.DeletedObject] for Ingress.
+type DeletedIngress = cache.DeletedObject[*zoov1.Ingress]
 
 type ingressInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type ingressInformer struct {
 // NewIngressInformer constructs a new informer for Ingress type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewIngressInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*zoov1.Ingress]) cache.SharedIndexInformer[*zoov1.Ingress] {
-	return NewFilteredIngressInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedIngressInformer]).
+func NewIngressInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewIngressInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedIngressInformer constructs a new informer for Ingress type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedIngressInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers IngressIndexers) IngressIndexInformer {
+	return NewTypedIngressInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredIngressInformer constructs a new informer for Ingress type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredIngressInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*zoov1.Ingress], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*zoov1.Ingress] {
-	return cache.NewSharedIndexInformerWithOptions[*zoov1.Ingress](
-		&cache.ListWatch[*zoov1.Ingress]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*zoov1.Ingress], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredIngressInformer]).
+func NewFilteredIngressInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedIngressInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredIngressInformer constructs a new informer for Ingress type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredIngressInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers IngressIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) IngressIndexInformer {
+	return NewTypedIngressInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewIngressInformerWithOptions constructs a new informer for Ingress type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedIngressInformerWithOptions]).
+func NewIngressInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedIngressInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedIngressInformerWithOptions constructs a new informer for Ingress type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedIngressInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) IngressIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "ingresses"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*zoov1.Ingress](
+		&ctrlcache.ListWatch[*zoov1.Ingress]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*zoov1.Ingress], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.ZooV1().Ingresses(namespace).List(ctx, options)
+				list, err := client.ZooV1().Ingresses(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*zoov1.Ingress]{}, err
+					return ctrlcache.ListPage[*zoov1.Ingress]{}, err
 				}
-				return cache.ListPage[*zoov1.Ingress]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*zoov1.Ingress]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.ZooV1().Ingresses(namespace).Watch(ctx, options)
+				return client.ZooV1().Ingresses(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*zoov1.Ingress]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "ingresses.v1.zoo.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *ingressInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*zoov1.Ingress] {
-	return NewFilteredIngressInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *ingressInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedIngressInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *ingressInformer) Informer() cache.SharedIndexInformer[*zoov1.Ingress] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *ingressInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *ingressInformer) TypedInformer() IngressIndexInformer {
+	return ToIngressIndexInformer(f.factory.InformerFor(&zoov1.Ingress{}, f.defaultInformer))
 }
 
 func (f *ingressInformer) Lister() listerszoov1.IngressLister {
 	return listerszoov1.NewIngressLister(f.Informer().GetIndexer())
+}
+
+// ToTypedIngressInformer converts an untyped informer into a TypedIngressInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Ingress. If that is not the case, calling type-safe methods of the returned
+// TypedIngressInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedIngressInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedIngressInformer(informer IngressInformer) TypedIngressInformer {
+	if informer, ok := informer.(TypedIngressInformer); ok {
+		return informer
+	}
+	return &ingressTypedInformerAdapter{informer}
+}
+
+type ingressTypedInformerAdapter struct {
+	IngressInformer
+}
+
+func (a *ingressTypedInformerAdapter) TypedInformer() IngressIndexInformer {
+	return ToIngressIndexInformer(a.Informer())
+}
+
+// ToIngressIndexInformer converts an untyped informer into a IngressIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Ingress. If that is not the case, calling type-safe methods of the returned
+// IngressIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a IngressIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToIngressIndexInformer(informer cache.SharedIndexInformer) IngressIndexInformer {
+	if informer, ok := informer.(IngressIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*zoov1.Ingress](informer)
 }

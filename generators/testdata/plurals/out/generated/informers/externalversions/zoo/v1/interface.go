@@ -8,16 +8,16 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Endpoints returns a EndpointsInformer.
-	Endpoints() EndpointsInformer
-	// Geese returns a GooseInformer.
-	Geese() GooseInformer
-	// Ingresses returns a IngressInformer.
-	Ingresses() IngressInformer
-	// Octopodes returns a OctopusInformer.
-	Octopodes() OctopusInformer
-	// Policies returns a PolicyInformer.
-	Policies() PolicyInformer
+	// Endpoints returns a TypedEndpointsInformer.
+	Endpoints() TypedEndpointsInformer
+	// Geese returns a TypedGooseInformer.
+	Geese() TypedGooseInformer
+	// Ingresses returns a TypedIngressInformer.
+	Ingresses() TypedIngressInformer
+	// Octopodes returns a TypedOctopusInformer.
+	Octopodes() TypedOctopusInformer
+	// Policies returns a TypedPolicyInformer.
+	Policies() TypedPolicyInformer
 }
 
 type version struct {
@@ -31,27 +31,27 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Endpoints returns a EndpointsInformer.
-func (v *version) Endpoints() EndpointsInformer {
+// Endpoints returns a TypedEndpointsInformer.
+func (v *version) Endpoints() TypedEndpointsInformer {
 	return &endpointsInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// Geese returns a GooseInformer.
-func (v *version) Geese() GooseInformer {
+// Geese returns a TypedGooseInformer.
+func (v *version) Geese() TypedGooseInformer {
 	return &gooseInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// Ingresses returns a IngressInformer.
-func (v *version) Ingresses() IngressInformer {
+// Ingresses returns a TypedIngressInformer.
+func (v *version) Ingresses() TypedIngressInformer {
 	return &ingressInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// Octopodes returns a OctopusInformer.
-func (v *version) Octopodes() OctopusInformer {
+// Octopodes returns a TypedOctopusInformer.
+func (v *version) Octopodes() TypedOctopusInformer {
 	return &octopusInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// Policies returns a PolicyInformer.
-func (v *version) Policies() PolicyInformer {
+// Policies returns a TypedPolicyInformer.
+func (v *version) Policies() TypedPolicyInformer {
 	return &policyInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/plurals/generated/clientset/versioned"
 	"example.com/plurals/generated/informers/externalversions/internalinterfaces"
 	listerszoov1 "example.com/plurals/generated/listers/zoo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // OctopusInformer provides access to a shared informer and lister for
-// Octopodes.
+// Octopodes. Prefer using the type-safe variant (see [TypedOctopusInformer]).
 type OctopusInformer interface {
-	Informer() cache.SharedIndexInformer[*zoov1.Octopus]
+	Informer() cache.SharedIndexInformer
 	Lister() listerszoov1.OctopusLister
 }
+
+// TypedOctopusInformer provides access to a shared informer and lister for
+// Octopodes, including the type-safe TypedInformer variant.
+// It is a superset of OctopusInformer.
+type TypedOctopusInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() OctopusIndexInformer
+	Lister() listerszoov1.OctopusLister
+}
+
+// OctopusIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type OctopusIndexInformer cache.TypedSharedIndexInformer[*zoov1.Octopus]
+
+// OctopusHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Octopus.
+type OctopusHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*zoov1.Octopus]
+
+// OctopusDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Octopus.
+type OctopusDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*zoov1.Octopus]
+
+// OctopusFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Octopus.
+type OctopusFilteringHandler = cache.TypedFilteringResourceEventHandler[*zoov1.Octopus]
+
+// OctopusIndexers is a specialization of [cache.TypedIndexers] for Octopus.
+type OctopusIndexers = cache.TypedIndexers[*zoov1.Octopus]
+
+// DeletedOctopus is a specialization of [cache.DeletedObject] for Octopus.
+type DeletedOctopus = cache.DeletedObject[*zoov1.Octopus]
 
 type octopusInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type octopusInformer struct {
 // NewOctopusInformer constructs a new informer for Octopus type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewOctopusInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*zoov1.Octopus]) cache.SharedIndexInformer[*zoov1.Octopus] {
-	return NewFilteredOctopusInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedOctopusInformer]).
+func NewOctopusInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewOctopusInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedOctopusInformer constructs a new informer for Octopus type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedOctopusInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers OctopusIndexers) OctopusIndexInformer {
+	return NewTypedOctopusInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredOctopusInformer constructs a new informer for Octopus type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredOctopusInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*zoov1.Octopus], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*zoov1.Octopus] {
-	return cache.NewSharedIndexInformerWithOptions[*zoov1.Octopus](
-		&cache.ListWatch[*zoov1.Octopus]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*zoov1.Octopus], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredOctopusInformer]).
+func NewFilteredOctopusInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedOctopusInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredOctopusInformer constructs a new informer for Octopus type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredOctopusInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers OctopusIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) OctopusIndexInformer {
+	return NewTypedOctopusInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewOctopusInformerWithOptions constructs a new informer for Octopus type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedOctopusInformerWithOptions]).
+func NewOctopusInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedOctopusInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedOctopusInformerWithOptions constructs a new informer for Octopus type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedOctopusInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) OctopusIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "octopodes"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*zoov1.Octopus](
+		&ctrlcache.ListWatch[*zoov1.Octopus]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*zoov1.Octopus], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.ZooV1().Octopodes(namespace).List(ctx, options)
+				list, err := client.ZooV1().Octopodes(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*zoov1.Octopus]{}, err
+					return ctrlcache.ListPage[*zoov1.Octopus]{}, err
 				}
-				return cache.ListPage[*zoov1.Octopus]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*zoov1.Octopus]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.ZooV1().Octopodes(namespace).Watch(ctx, options)
+				return client.ZooV1().Octopodes(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*zoov1.Octopus]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "octopodes.v1.zoo.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *octopusInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*zoov1.Octopus] {
-	return NewFilteredOctopusInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *octopusInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedOctopusInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *octopusInformer) Informer() cache.SharedIndexInformer[*zoov1.Octopus] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *octopusInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *octopusInformer) TypedInformer() OctopusIndexInformer {
+	return ToOctopusIndexInformer(f.factory.InformerFor(&zoov1.Octopus{}, f.defaultInformer))
 }
 
 func (f *octopusInformer) Lister() listerszoov1.OctopusLister {
 	return listerszoov1.NewOctopusLister(f.Informer().GetIndexer())
+}
+
+// ToTypedOctopusInformer converts an untyped informer into a TypedOctopusInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Octopus. If that is not the case, calling type-safe methods of the returned
+// TypedOctopusInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedOctopusInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedOctopusInformer(informer OctopusInformer) TypedOctopusInformer {
+	if informer, ok := informer.(TypedOctopusInformer); ok {
+		return informer
+	}
+	return &octopusTypedInformerAdapter{informer}
+}
+
+type octopusTypedInformerAdapter struct {
+	OctopusInformer
+}
+
+func (a *octopusTypedInformerAdapter) TypedInformer() OctopusIndexInformer {
+	return ToOctopusIndexInformer(a.Informer())
+}
+
+// ToOctopusIndexInformer converts an untyped informer into a OctopusIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Octopus. If that is not the case, calling type-safe methods of the returned
+// OctopusIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a OctopusIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToOctopusIndexInformer(informer cache.SharedIndexInformer) OctopusIndexInformer {
+	if informer, ok := informer.(OctopusIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*zoov1.Octopus](informer)
 }

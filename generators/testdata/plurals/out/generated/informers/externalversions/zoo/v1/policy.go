@@ -10,18 +10,47 @@ import (
 	"example.com/plurals/generated/clientset/versioned"
 	"example.com/plurals/generated/informers/externalversions/internalinterfaces"
 	listerszoov1 "example.com/plurals/generated/listers/zoo/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PolicyInformer provides access to a shared informer and lister for
-// Policies.
+// Policies. Prefer using the type-safe variant (see [TypedPolicyInformer]).
 type PolicyInformer interface {
-	Informer() cache.SharedIndexInformer[*zoov1.Policy]
+	Informer() cache.SharedIndexInformer
 	Lister() listerszoov1.PolicyLister
 }
+
+// TypedPolicyInformer provides access to a shared informer and lister for
+// Policies, including the type-safe TypedInformer variant.
+// It is a superset of PolicyInformer.
+type TypedPolicyInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() PolicyIndexInformer
+	Lister() listerszoov1.PolicyLister
+}
+
+// PolicyIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type PolicyIndexInformer cache.TypedSharedIndexInformer[*zoov1.Policy]
+
+// PolicyHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Policy.
+type PolicyHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*zoov1.Policy]
+
+// PolicyDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Policy.
+type PolicyDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*zoov1.Policy]
+
+// PolicyFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Policy.
+type PolicyFilteringHandler = cache.TypedFilteringResourceEventHandler[*zoov1.Policy]
+
+// PolicyIndexers is a specialization of [cache.TypedIndexers] for Policy.
+type PolicyIndexers = cache.TypedIndexers[*zoov1.Policy]
+
+// DeletedPolicy is a specialization of [cache.DeletedObject] for Policy.
+type DeletedPolicy = cache.DeletedObject[*zoov1.Policy]
 
 type policyInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type policyInformer struct {
 // NewPolicyInformer constructs a new informer for Policy type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewPolicyInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*zoov1.Policy]) cache.SharedIndexInformer[*zoov1.Policy] {
-	return NewFilteredPolicyInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPolicyInformer]).
+func NewPolicyInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewPolicyInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedPolicyInformer constructs a new informer for Policy type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedPolicyInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PolicyIndexers) PolicyIndexInformer {
+	return NewTypedPolicyInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredPolicyInformer constructs a new informer for Policy type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredPolicyInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*zoov1.Policy], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*zoov1.Policy] {
-	return cache.NewSharedIndexInformerWithOptions[*zoov1.Policy](
-		&cache.ListWatch[*zoov1.Policy]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*zoov1.Policy], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredPolicyInformer]).
+func NewFilteredPolicyInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedPolicyInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredPolicyInformer constructs a new informer for Policy type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredPolicyInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PolicyIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) PolicyIndexInformer {
+	return NewTypedPolicyInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewPolicyInformerWithOptions constructs a new informer for Policy type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPolicyInformerWithOptions]).
+func NewPolicyInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedPolicyInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedPolicyInformerWithOptions constructs a new informer for Policy type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedPolicyInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) PolicyIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "policies"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*zoov1.Policy](
+		&ctrlcache.ListWatch[*zoov1.Policy]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*zoov1.Policy], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.ZooV1().Policies(namespace).List(ctx, options)
+				list, err := client.ZooV1().Policies(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*zoov1.Policy]{}, err
+					return ctrlcache.ListPage[*zoov1.Policy]{}, err
 				}
-				return cache.ListPage[*zoov1.Policy]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*zoov1.Policy]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.ZooV1().Policies(namespace).Watch(ctx, options)
+				return client.ZooV1().Policies(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*zoov1.Policy]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "policies.v1.zoo.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *policyInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*zoov1.Policy] {
-	return NewFilteredPolicyInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *policyInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedPolicyInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *policyInformer) Informer() cache.SharedIndexInformer[*zoov1.Policy] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *policyInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *policyInformer) TypedInformer() PolicyIndexInformer {
+	return ToPolicyIndexInformer(f.factory.InformerFor(&zoov1.Policy{}, f.defaultInformer))
 }
 
 func (f *policyInformer) Lister() listerszoov1.PolicyLister {
 	return listerszoov1.NewPolicyLister(f.Informer().GetIndexer())
+}
+
+// ToTypedPolicyInformer converts an untyped informer into a TypedPolicyInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Policy. If that is not the case, calling type-safe methods of the returned
+// TypedPolicyInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedPolicyInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedPolicyInformer(informer PolicyInformer) TypedPolicyInformer {
+	if informer, ok := informer.(TypedPolicyInformer); ok {
+		return informer
+	}
+	return &policyTypedInformerAdapter{informer}
+}
+
+type policyTypedInformerAdapter struct {
+	PolicyInformer
+}
+
+func (a *policyTypedInformerAdapter) TypedInformer() PolicyIndexInformer {
+	return ToPolicyIndexInformer(a.Informer())
+}
+
+// ToPolicyIndexInformer converts an untyped informer into a PolicyIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Policy. If that is not the case, calling type-safe methods of the returned
+// PolicyIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a PolicyIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToPolicyIndexInformer(informer cache.SharedIndexInformer) PolicyIndexInformer {
+	if informer, ok := informer.(PolicyIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*zoov1.Policy](informer)
 }

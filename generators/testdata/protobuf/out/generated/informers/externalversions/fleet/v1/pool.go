@@ -10,18 +10,47 @@ import (
 	"example.com/protobuf/generated/clientset/versioned"
 	"example.com/protobuf/generated/informers/externalversions/internalinterfaces"
 	listersfleetv1 "example.com/protobuf/generated/listers/fleet/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // PoolInformer provides access to a shared informer and lister for
-// Pools.
+// Pools. Prefer using the type-safe variant (see [TypedPoolInformer]).
 type PoolInformer interface {
-	Informer() cache.SharedIndexInformer[*fleetv1.Pool]
+	Informer() cache.SharedIndexInformer
 	Lister() listersfleetv1.PoolLister
 }
+
+// TypedPoolInformer provides access to a shared informer and lister for
+// Pools, including the type-safe TypedInformer variant.
+// It is a superset of PoolInformer.
+type TypedPoolInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() PoolIndexInformer
+	Lister() listersfleetv1.PoolLister
+}
+
+// PoolIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type PoolIndexInformer cache.TypedSharedIndexInformer[*fleetv1.Pool]
+
+// PoolHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Pool.
+type PoolHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*fleetv1.Pool]
+
+// PoolDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Pool.
+type PoolDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*fleetv1.Pool]
+
+// PoolFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Pool.
+type PoolFilteringHandler = cache.TypedFilteringResourceEventHandler[*fleetv1.Pool]
+
+// PoolIndexers is a specialization of [cache.TypedIndexers] for Pool.
+type PoolIndexers = cache.TypedIndexers[*fleetv1.Pool]
+
+// DeletedPool is a specialization of [cache.DeletedObject] for Pool.
+type DeletedPool = cache.DeletedObject[*fleetv1.Pool]
 
 type poolInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type poolInformer struct {
 // NewPoolInformer constructs a new informer for Pool type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewPoolInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*fleetv1.Pool]) cache.SharedIndexInformer[*fleetv1.Pool] {
-	return NewFilteredPoolInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPoolInformer]).
+func NewPoolInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewPoolInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedPoolInformer constructs a new informer for Pool type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedPoolInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PoolIndexers) PoolIndexInformer {
+	return NewTypedPoolInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredPoolInformer constructs a new informer for Pool type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredPoolInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*fleetv1.Pool], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*fleetv1.Pool] {
-	return cache.NewSharedIndexInformerWithOptions[*fleetv1.Pool](
-		&cache.ListWatch[*fleetv1.Pool]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*fleetv1.Pool], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredPoolInformer]).
+func NewFilteredPoolInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedPoolInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredPoolInformer constructs a new informer for Pool type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredPoolInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers PoolIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) PoolIndexInformer {
+	return NewTypedPoolInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewPoolInformerWithOptions constructs a new informer for Pool type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedPoolInformerWithOptions]).
+func NewPoolInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedPoolInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedPoolInformerWithOptions constructs a new informer for Pool type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedPoolInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) PoolIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "fleet.example.com", Version: "v1", Resource: "pools"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*fleetv1.Pool](
+		&ctrlcache.ListWatch[*fleetv1.Pool]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*fleetv1.Pool], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.FleetV1().Pools(namespace).List(ctx, options)
+				list, err := client.FleetV1().Pools(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*fleetv1.Pool]{}, err
+					return ctrlcache.ListPage[*fleetv1.Pool]{}, err
 				}
-				return cache.ListPage[*fleetv1.Pool]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*fleetv1.Pool]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.FleetV1().Pools(namespace).Watch(ctx, options)
+				return client.FleetV1().Pools(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*fleetv1.Pool]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "pools.v1.fleet.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *poolInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*fleetv1.Pool] {
-	return NewFilteredPoolInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *poolInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedPoolInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *poolInformer) Informer() cache.SharedIndexInformer[*fleetv1.Pool] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *poolInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *poolInformer) TypedInformer() PoolIndexInformer {
+	return ToPoolIndexInformer(f.factory.InformerFor(&fleetv1.Pool{}, f.defaultInformer))
 }
 
 func (f *poolInformer) Lister() listersfleetv1.PoolLister {
 	return listersfleetv1.NewPoolLister(f.Informer().GetIndexer())
+}
+
+// ToTypedPoolInformer converts an untyped informer into a TypedPoolInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Pool. If that is not the case, calling type-safe methods of the returned
+// TypedPoolInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedPoolInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedPoolInformer(informer PoolInformer) TypedPoolInformer {
+	if informer, ok := informer.(TypedPoolInformer); ok {
+		return informer
+	}
+	return &poolTypedInformerAdapter{informer}
+}
+
+type poolTypedInformerAdapter struct {
+	PoolInformer
+}
+
+func (a *poolTypedInformerAdapter) TypedInformer() PoolIndexInformer {
+	return ToPoolIndexInformer(a.Informer())
+}
+
+// ToPoolIndexInformer converts an untyped informer into a PoolIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Pool. If that is not the case, calling type-safe methods of the returned
+// PoolIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a PoolIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToPoolIndexInformer(informer cache.SharedIndexInformer) PoolIndexInformer {
+	if informer, ok := informer.(PoolIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*fleetv1.Pool](informer)
 }

@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Records returns a RecordInformer.
-	Records() RecordInformer
+	// Records returns a TypedRecordInformer.
+	Records() TypedRecordInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Records returns a RecordInformer.
-func (v *version) Records() RecordInformer {
+// Records returns a TypedRecordInformer.
+func (v *version) Records() TypedRecordInformer {
 	return &recordInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

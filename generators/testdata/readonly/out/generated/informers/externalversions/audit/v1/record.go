@@ -10,18 +10,47 @@ import (
 	"example.com/readonly/generated/clientset/versioned"
 	"example.com/readonly/generated/informers/externalversions/internalinterfaces"
 	listersauditv1 "example.com/readonly/generated/listers/audit/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // RecordInformer provides access to a shared informer and lister for
-// Records.
+// Records. Prefer using the type-safe variant (see [TypedRecordInformer]).
 type RecordInformer interface {
-	Informer() cache.SharedIndexInformer[*auditv1.Record]
+	Informer() cache.SharedIndexInformer
 	Lister() listersauditv1.RecordLister
 }
+
+// TypedRecordInformer provides access to a shared informer and lister for
+// Records, including the type-safe TypedInformer variant.
+// It is a superset of RecordInformer.
+type TypedRecordInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() RecordIndexInformer
+	Lister() listersauditv1.RecordLister
+}
+
+// RecordIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type RecordIndexInformer cache.TypedSharedIndexInformer[*auditv1.Record]
+
+// RecordHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Record.
+type RecordHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*auditv1.Record]
+
+// RecordDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Record.
+type RecordDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*auditv1.Record]
+
+// RecordFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Record.
+type RecordFilteringHandler = cache.TypedFilteringResourceEventHandler[*auditv1.Record]
+
+// RecordIndexers is a specialization of [cache.TypedIndexers] for Record.
+type RecordIndexers = cache.TypedIndexers[*auditv1.Record]
+
+// DeletedRecord is a specialization of [cache.DeletedObject] for Record.
+type DeletedRecord = cache.DeletedObject[*auditv1.Record]
 
 type recordInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type recordInformer struct {
 // NewRecordInformer constructs a new informer for Record type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewRecordInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*auditv1.Record]) cache.SharedIndexInformer[*auditv1.Record] {
-	return NewFilteredRecordInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRecordInformer]).
+func NewRecordInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewRecordInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedRecordInformer constructs a new informer for Record type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedRecordInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers RecordIndexers) RecordIndexInformer {
+	return NewTypedRecordInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredRecordInformer constructs a new informer for Record type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredRecordInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*auditv1.Record], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*auditv1.Record] {
-	return cache.NewSharedIndexInformerWithOptions[*auditv1.Record](
-		&cache.ListWatch[*auditv1.Record]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*auditv1.Record], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredRecordInformer]).
+func NewFilteredRecordInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedRecordInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredRecordInformer constructs a new informer for Record type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredRecordInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers RecordIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) RecordIndexInformer {
+	return NewTypedRecordInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewRecordInformerWithOptions constructs a new informer for Record type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRecordInformerWithOptions]).
+func NewRecordInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedRecordInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedRecordInformerWithOptions constructs a new informer for Record type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedRecordInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) RecordIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "audit.example.com", Version: "v1", Resource: "records"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*auditv1.Record](
+		&ctrlcache.ListWatch[*auditv1.Record]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*auditv1.Record], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.AuditV1().Records(namespace).List(ctx, options)
+				list, err := client.AuditV1().Records(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*auditv1.Record]{}, err
+					return ctrlcache.ListPage[*auditv1.Record]{}, err
 				}
-				return cache.ListPage[*auditv1.Record]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*auditv1.Record]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.AuditV1().Records(namespace).Watch(ctx, options)
+				return client.AuditV1().Records(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*auditv1.Record]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "records.v1.audit.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *recordInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*auditv1.Record] {
-	return NewFilteredRecordInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *recordInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedRecordInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *recordInformer) Informer() cache.SharedIndexInformer[*auditv1.Record] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *recordInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *recordInformer) TypedInformer() RecordIndexInformer {
+	return ToRecordIndexInformer(f.factory.InformerFor(&auditv1.Record{}, f.defaultInformer))
 }
 
 func (f *recordInformer) Lister() listersauditv1.RecordLister {
 	return listersauditv1.NewRecordLister(f.Informer().GetIndexer())
+}
+
+// ToTypedRecordInformer converts an untyped informer into a TypedRecordInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Record. If that is not the case, calling type-safe methods of the returned
+// TypedRecordInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedRecordInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedRecordInformer(informer RecordInformer) TypedRecordInformer {
+	if informer, ok := informer.(TypedRecordInformer); ok {
+		return informer
+	}
+	return &recordTypedInformerAdapter{informer}
+}
+
+type recordTypedInformerAdapter struct {
+	RecordInformer
+}
+
+func (a *recordTypedInformerAdapter) TypedInformer() RecordIndexInformer {
+	return ToRecordIndexInformer(a.Informer())
+}
+
+// ToRecordIndexInformer converts an untyped informer into a RecordIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Record. If that is not the case, calling type-safe methods of the returned
+// RecordIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a RecordIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToRecordIndexInformer(informer cache.SharedIndexInformer) RecordIndexInformer {
+	if informer, ok := informer.(RecordIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*auditv1.Record](informer)
 }

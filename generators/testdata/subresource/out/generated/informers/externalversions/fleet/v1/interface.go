@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Pools returns a PoolInformer.
-	Pools() PoolInformer
+	// Pools returns a TypedPoolInformer.
+	Pools() TypedPoolInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Pools returns a PoolInformer.
-func (v *version) Pools() PoolInformer {
+// Pools returns a TypedPoolInformer.
+func (v *version) Pools() TypedPoolInformer {
 	return &poolInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -8,10 +8,10 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Runs returns a RunInformer.
-	Runs() RunInformer
-	// Schedules returns a ScheduleInformer.
-	Schedules() ScheduleInformer
+	// Runs returns a TypedRunInformer.
+	Runs() TypedRunInformer
+	// Schedules returns a TypedScheduleInformer.
+	Schedules() TypedScheduleInformer
 }
 
 type version struct {
@@ -25,12 +25,12 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Runs returns a RunInformer.
-func (v *version) Runs() RunInformer {
+// Runs returns a TypedRunInformer.
+func (v *version) Runs() TypedRunInformer {
 	return &runInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// Schedules returns a ScheduleInformer.
-func (v *version) Schedules() ScheduleInformer {
+// Schedules returns a TypedScheduleInformer.
+func (v *version) Schedules() TypedScheduleInformer {
 	return &scheduleInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/verbs/generated/clientset/versioned"
 	"example.com/verbs/generated/informers/externalversions/internalinterfaces"
 	listersjobsv1 "example.com/verbs/generated/listers/jobs/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // RunInformer provides access to a shared informer and lister for
-// Runs.
+// Runs. Prefer using the type-safe variant (see [TypedRunInformer]).
 type RunInformer interface {
-	Informer() cache.SharedIndexInformer[*jobsv1.Run]
+	Informer() cache.SharedIndexInformer
 	Lister() listersjobsv1.RunLister
 }
+
+// TypedRunInformer provides access to a shared informer and lister for
+// Runs, including the type-safe TypedInformer variant.
+// It is a superset of RunInformer.
+type TypedRunInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() RunIndexInformer
+	Lister() listersjobsv1.RunLister
+}
+
+// RunIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type RunIndexInformer cache.TypedSharedIndexInformer[*jobsv1.Run]
+
+// RunHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Run.
+type RunHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*jobsv1.Run]
+
+// RunDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Run.
+type RunDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*jobsv1.Run]
+
+// RunFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Run.
+type RunFilteringHandler = cache.TypedFilteringResourceEventHandler[*jobsv1.Run]
+
+// RunIndexers is a specialization of [cache.TypedIndexers] for Run.
+type RunIndexers = cache.TypedIndexers[*jobsv1.Run]
+
+// DeletedRun is a specialization of [cache.DeletedObject] for Run.
+type DeletedRun = cache.DeletedObject[*jobsv1.Run]
 
 type runInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type runInformer struct {
 // NewRunInformer constructs a new informer for Run type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewRunInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*jobsv1.Run]) cache.SharedIndexInformer[*jobsv1.Run] {
-	return NewFilteredRunInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRunInformer]).
+func NewRunInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewRunInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedRunInformer constructs a new informer for Run type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedRunInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers RunIndexers) RunIndexInformer {
+	return NewTypedRunInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredRunInformer constructs a new informer for Run type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredRunInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*jobsv1.Run], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*jobsv1.Run] {
-	return cache.NewSharedIndexInformerWithOptions[*jobsv1.Run](
-		&cache.ListWatch[*jobsv1.Run]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*jobsv1.Run], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredRunInformer]).
+func NewFilteredRunInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedRunInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredRunInformer constructs a new informer for Run type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredRunInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers RunIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) RunIndexInformer {
+	return NewTypedRunInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewRunInformerWithOptions constructs a new informer for Run type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedRunInformerWithOptions]).
+func NewRunInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedRunInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedRunInformerWithOptions constructs a new informer for Run type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedRunInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) RunIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "jobs.example.com", Version: "v1", Resource: "runs"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*jobsv1.Run](
+		&ctrlcache.ListWatch[*jobsv1.Run]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*jobsv1.Run], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.JobsV1().Runs(namespace).List(ctx, options)
+				list, err := client.JobsV1().Runs(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*jobsv1.Run]{}, err
+					return ctrlcache.ListPage[*jobsv1.Run]{}, err
 				}
-				return cache.ListPage[*jobsv1.Run]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*jobsv1.Run]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.JobsV1().Runs(namespace).Watch(ctx, options)
+				return client.JobsV1().Runs(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*jobsv1.Run]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "runs.v1.jobs.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *runInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*jobsv1.Run] {
-	return NewFilteredRunInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *runInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedRunInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *runInformer) Informer() cache.SharedIndexInformer[*jobsv1.Run] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *runInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *runInformer) TypedInformer() RunIndexInformer {
+	return ToRunIndexInformer(f.factory.InformerFor(&jobsv1.Run{}, f.defaultInformer))
 }
 
 func (f *runInformer) Lister() listersjobsv1.RunLister {
 	return listersjobsv1.NewRunLister(f.Informer().GetIndexer())
+}
+
+// ToTypedRunInformer converts an untyped informer into a TypedRunInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Run. If that is not the case, calling type-safe methods of the returned
+// TypedRunInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedRunInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedRunInformer(informer RunInformer) TypedRunInformer {
+	if informer, ok := informer.(TypedRunInformer); ok {
+		return informer
+	}
+	return &runTypedInformerAdapter{informer}
+}
+
+type runTypedInformerAdapter struct {
+	RunInformer
+}
+
+func (a *runTypedInformerAdapter) TypedInformer() RunIndexInformer {
+	return ToRunIndexInformer(a.Informer())
+}
+
+// ToRunIndexInformer converts an untyped informer into a RunIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Run. If that is not the case, calling type-safe methods of the returned
+// RunIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a RunIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToRunIndexInformer(informer cache.SharedIndexInformer) RunIndexInformer {
+	if informer, ok := informer.(RunIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*jobsv1.Run](informer)
 }

@@ -16,18 +16,47 @@ import (
 	"example.com/cluster/pkg/generated/clientset/versioned"
 	"example.com/cluster/pkg/generated/informers/externalversions/internalinterfaces"
 	listerstenancyv1alpha1 "example.com/cluster/pkg/generated/listers/tenancy/v1alpha1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // TenantInformer provides access to a shared informer and lister for
-// Tenants.
+// Tenants. Prefer using the type-safe variant (see [TypedTenantInformer]).
 type TenantInformer interface {
-	Informer() cache.SharedIndexInformer[*tenancyv1alpha1.Tenant]
+	Informer() cache.SharedIndexInformer
 	Lister() listerstenancyv1alpha1.TenantLister
 }
+
+// TypedTenantInformer provides access to a shared informer and lister for
+// Tenants, including the type-safe TypedInformer variant.
+// It is a superset of TenantInformer.
+type TypedTenantInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() TenantIndexInformer
+	Lister() listerstenancyv1alpha1.TenantLister
+}
+
+// TenantIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type TenantIndexInformer cache.TypedSharedIndexInformer[*tenancyv1alpha1.Tenant]
+
+// TenantHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Tenant.
+type TenantHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*tenancyv1alpha1.Tenant]
+
+// TenantDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Tenant.
+type TenantDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*tenancyv1alpha1.Tenant]
+
+// TenantFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Tenant.
+type TenantFilteringHandler = cache.TypedFilteringResourceEventHandler[*tenancyv1alpha1.Tenant]
+
+// TenantIndexers is a specialization of [cache.TypedIndexers] for Tenant.
+type TenantIndexers = cache.TypedIndexers[*tenancyv1alpha1.Tenant]
+
+// DeletedTenant is a specialization of [cache.DeletedObject] for Tenant.
+type DeletedTenant = cache.DeletedObject[*tenancyv1alpha1.Tenant]
 
 type tenantInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -37,49 +66,127 @@ type tenantInformer struct {
 // NewTenantInformer constructs a new informer for Tenant type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewTenantInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*tenancyv1alpha1.Tenant]) cache.SharedIndexInformer[*tenancyv1alpha1.Tenant] {
-	return NewFilteredTenantInformer(client, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedTenantInformer]).
+func NewTenantInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewTenantInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedTenantInformer constructs a new informer for Tenant type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedTenantInformer(client versioned.Interface, resyncPeriod time.Duration, indexers TenantIndexers) TenantIndexInformer {
+	return NewTypedTenantInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredTenantInformer constructs a new informer for Tenant type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredTenantInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*tenancyv1alpha1.Tenant], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*tenancyv1alpha1.Tenant] {
-	return cache.NewSharedIndexInformerWithOptions[*tenancyv1alpha1.Tenant](
-		&cache.ListWatch[*tenancyv1alpha1.Tenant]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*tenancyv1alpha1.Tenant], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredTenantInformer]).
+func NewFilteredTenantInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedTenantInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredTenantInformer constructs a new informer for Tenant type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredTenantInformer(client versioned.Interface, resyncPeriod time.Duration, indexers TenantIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) TenantIndexInformer {
+	return NewTypedTenantInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewTenantInformerWithOptions constructs a new informer for Tenant type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedTenantInformerWithOptions]).
+func NewTenantInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedTenantInformerWithOptions(client, options)
+}
+
+// NewTypedTenantInformerWithOptions constructs a new informer for Tenant type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedTenantInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) TenantIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "tenancy.example.com", Version: "v1alpha1", Resource: "tenants"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*tenancyv1alpha1.Tenant](
+		&ctrlcache.ListWatch[*tenancyv1alpha1.Tenant]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*tenancyv1alpha1.Tenant], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.TenancyV1alpha1().Tenants().List(ctx, options)
+				list, err := client.TenancyV1alpha1().Tenants().List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*tenancyv1alpha1.Tenant]{}, err
+					return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{}, err
 				}
-				return cache.ListPage[*tenancyv1alpha1.Tenant]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.TenancyV1alpha1().Tenants().Watch(ctx, options)
+				return client.TenancyV1alpha1().Tenants().Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*tenancyv1alpha1.Tenant]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "tenants.v1alpha1.tenancy.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *tenantInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*tenancyv1alpha1.Tenant] {
-	return NewFilteredTenantInformer(client, resyncPeriod, nil, f.tweakListOptions)
+func (f *tenantInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedTenantInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *tenantInformer) Informer() cache.SharedIndexInformer[*tenancyv1alpha1.Tenant] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *tenantInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *tenantInformer) TypedInformer() TenantIndexInformer {
+	return ToTenantIndexInformer(f.factory.InformerFor(&tenancyv1alpha1.Tenant{}, f.defaultInformer))
 }
 
 func (f *tenantInformer) Lister() listerstenancyv1alpha1.TenantLister {
 	return listerstenancyv1alpha1.NewTenantLister(f.Informer().GetIndexer())
+}
+
+// ToTypedTenantInformer converts an untyped informer into a TypedTenantInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Tenant. If that is not the case, calling type-safe methods of the returned
+// TypedTenantInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedTenantInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedTenantInformer(informer TenantInformer) TypedTenantInformer {
+	if informer, ok := informer.(TypedTenantInformer); ok {
+		return informer
+	}
+	return &tenantTypedInformerAdapter{informer}
+}
+
+type tenantTypedInformerAdapter struct {
+	TenantInformer
+}
+
+func (a *tenantTypedInformerAdapter) TypedInformer() TenantIndexInformer {
+	return ToTenantIndexInformer(a.Informer())
+}
+
+// ToTenantIndexInformer converts an untyped informer into a TenantIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Tenant. If that is not the case, calling type-safe methods of the returned
+// TenantIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a TenantIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTenantIndexInformer(informer cache.SharedIndexInformer) TenantIndexInformer {
+	if informer, ok := informer.(TenantIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*tenancyv1alpha1.Tenant](informer)
 }

@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Gateways returns a GatewayInformer.
-	Gateways() GatewayInformer
+	// Gateways returns a TypedGatewayInformer.
+	Gateways() TypedGatewayInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Gateways returns a GatewayInformer.
-func (v *version) Gateways() GatewayInformer {
+// Gateways returns a TypedGatewayInformer.
+func (v *version) Gateways() TypedGatewayInformer {
 	return &gatewayInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

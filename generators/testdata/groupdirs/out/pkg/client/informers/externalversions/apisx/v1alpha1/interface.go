@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Meshes returns a MeshInformer.
-	Meshes() MeshInformer
+	// Meshes returns a TypedMeshInformer.
+	Meshes() TypedMeshInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Meshes returns a MeshInformer.
-func (v *version) Meshes() MeshInformer {
+// Meshes returns a TypedMeshInformer.
+func (v *version) Meshes() TypedMeshInformer {
 	return &meshInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/groupdirs/pkg/client/clientset/versioned"
 	"example.com/groupdirs/pkg/client/informers/externalversions/internalinterfaces"
 	listersnetworkingv1alpha1 "example.com/groupdirs/pkg/client/listers/apisx/v1alpha1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // MeshInformer provides access to a shared informer and lister for
-// Meshes.
+// Meshes. Prefer using the type-safe variant (see [TypedMeshInformer]).
 type MeshInformer interface {
-	Informer() cache.SharedIndexInformer[*networkingv1alpha1.Mesh]
+	Informer() cache.SharedIndexInformer
 	Lister() listersnetworkingv1alpha1.MeshLister
 }
+
+// TypedMeshInformer provides access to a shared informer and lister for
+// Meshes, including the type-safe TypedInformer variant.
+// It is a superset of MeshInformer.
+type TypedMeshInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() MeshIndexInformer
+	Lister() listersnetworkingv1alpha1.MeshLister
+}
+
+// MeshIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type MeshIndexInformer cache.TypedSharedIndexInformer[*networkingv1alpha1.Mesh]
+
+// MeshHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Mesh.
+type MeshHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*networkingv1alpha1.Mesh]
+
+// MeshDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Mesh.
+type MeshDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*networkingv1alpha1.Mesh]
+
+// MeshFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Mesh.
+type MeshFilteringHandler = cache.TypedFilteringResourceEventHandler[*networkingv1alpha1.Mesh]
+
+// MeshIndexers is a specialization of [cache.TypedIndexers] for Mesh.
+type MeshIndexers = cache.TypedIndexers[*networkingv1alpha1.Mesh]
+
+// DeletedMesh is a specialization of [cache.DeletedObject] for Mesh.
+type DeletedMesh = cache.DeletedObject[*networkingv1alpha1.Mesh]
 
 type meshInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type meshInformer struct {
 // NewMeshInformer constructs a new informer for Mesh type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewMeshInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*networkingv1alpha1.Mesh]) cache.SharedIndexInformer[*networkingv1alpha1.Mesh] {
-	return NewFilteredMeshInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedMeshInformer]).
+func NewMeshInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewMeshInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedMeshInformer constructs a new informer for Mesh type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedMeshInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers MeshIndexers) MeshIndexInformer {
+	return NewTypedMeshInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredMeshInformer constructs a new informer for Mesh type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredMeshInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*networkingv1alpha1.Mesh], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*networkingv1alpha1.Mesh] {
-	return cache.NewSharedIndexInformerWithOptions[*networkingv1alpha1.Mesh](
-		&cache.ListWatch[*networkingv1alpha1.Mesh]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*networkingv1alpha1.Mesh], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredMeshInformer]).
+func NewFilteredMeshInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedMeshInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredMeshInformer constructs a new informer for Mesh type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredMeshInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers MeshIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) MeshIndexInformer {
+	return NewTypedMeshInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewMeshInformerWithOptions constructs a new informer for Mesh type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedMeshInformerWithOptions]).
+func NewMeshInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedMeshInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedMeshInformerWithOptions constructs a new informer for Mesh type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedMeshInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) MeshIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "networking.x-k8s.io", Version: "v1alpha1", Resource: "meshes"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*networkingv1alpha1.Mesh](
+		&ctrlcache.ListWatch[*networkingv1alpha1.Mesh]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1alpha1.Mesh], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.NetworkingV1alpha1().Meshes(namespace).List(ctx, options)
+				list, err := client.NetworkingV1alpha1().Meshes(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*networkingv1alpha1.Mesh]{}, err
+					return ctrlcache.ListPage[*networkingv1alpha1.Mesh]{}, err
 				}
-				return cache.ListPage[*networkingv1alpha1.Mesh]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*networkingv1alpha1.Mesh]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.NetworkingV1alpha1().Meshes(namespace).Watch(ctx, options)
+				return client.NetworkingV1alpha1().Meshes(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*networkingv1alpha1.Mesh]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "meshes.v1alpha1.networking.x-k8s.io",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *meshInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*networkingv1alpha1.Mesh] {
-	return NewFilteredMeshInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *meshInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedMeshInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *meshInformer) Informer() cache.SharedIndexInformer[*networkingv1alpha1.Mesh] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *meshInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *meshInformer) TypedInformer() MeshIndexInformer {
+	return ToMeshIndexInformer(f.factory.InformerFor(&networkingv1alpha1.Mesh{}, f.defaultInformer))
 }
 
 func (f *meshInformer) Lister() listersnetworkingv1alpha1.MeshLister {
 	return listersnetworkingv1alpha1.NewMeshLister(f.Informer().GetIndexer())
+}
+
+// ToTypedMeshInformer converts an untyped informer into a TypedMeshInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Mesh. If that is not the case, calling type-safe methods of the returned
+// TypedMeshInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedMeshInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedMeshInformer(informer MeshInformer) TypedMeshInformer {
+	if informer, ok := informer.(TypedMeshInformer); ok {
+		return informer
+	}
+	return &meshTypedInformerAdapter{informer}
+}
+
+type meshTypedInformerAdapter struct {
+	MeshInformer
+}
+
+func (a *meshTypedInformerAdapter) TypedInformer() MeshIndexInformer {
+	return ToMeshIndexInformer(a.Informer())
+}
+
+// ToMeshIndexInformer converts an untyped informer into a MeshIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Mesh. If that is not the case, calling type-safe methods of the returned
+// MeshIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a MeshIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToMeshIndexInformer(informer cache.SharedIndexInformer) MeshIndexInformer {
+	if informer, ok := informer.(MeshIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*networkingv1alpha1.Mesh](informer)
 }

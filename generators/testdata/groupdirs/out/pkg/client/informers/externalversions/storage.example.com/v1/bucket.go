@@ -10,18 +10,47 @@ import (
 	"example.com/groupdirs/pkg/client/clientset/versioned"
 	"example.com/groupdirs/pkg/client/informers/externalversions/internalinterfaces"
 	listersobjectstorev1 "example.com/groupdirs/pkg/client/listers/storage.example.com/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // BucketInformer provides access to a shared informer and lister for
-// Buckets.
+// Buckets. Prefer using the type-safe variant (see [TypedBucketInformer]).
 type BucketInformer interface {
-	Informer() cache.SharedIndexInformer[*objectstorev1.Bucket]
+	Informer() cache.SharedIndexInformer
 	Lister() listersobjectstorev1.BucketLister
 }
+
+// TypedBucketInformer provides access to a shared informer and lister for
+// Buckets, including the type-safe TypedInformer variant.
+// It is a superset of BucketInformer.
+type TypedBucketInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() BucketIndexInformer
+	Lister() listersobjectstorev1.BucketLister
+}
+
+// BucketIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type BucketIndexInformer cache.TypedSharedIndexInformer[*objectstorev1.Bucket]
+
+// BucketHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Bucket.
+type BucketHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*objectstorev1.Bucket]
+
+// BucketDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Bucket.
+type BucketDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*objectstorev1.Bucket]
+
+// BucketFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Bucket.
+type BucketFilteringHandler = cache.TypedFilteringResourceEventHandler[*objectstorev1.Bucket]
+
+// BucketIndexers is a specialization of [cache.TypedIndexers] for Bucket.
+type BucketIndexers = cache.TypedIndexers[*objectstorev1.Bucket]
+
+// DeletedBucket is a specialization of [cache.DeletedObject] for Bucket.
+type DeletedBucket = cache.DeletedObject[*objectstorev1.Bucket]
 
 type bucketInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type bucketInformer struct {
 // NewBucketInformer constructs a new informer for Bucket type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewBucketInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*objectstorev1.Bucket]) cache.SharedIndexInformer[*objectstorev1.Bucket] {
-	return NewFilteredBucketInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedBucketInformer]).
+func NewBucketInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewBucketInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedBucketInformer constructs a new informer for Bucket type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedBucketInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers BucketIndexers) BucketIndexInformer {
+	return NewTypedBucketInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredBucketInformer constructs a new informer for Bucket type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredBucketInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*objectstorev1.Bucket], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*objectstorev1.Bucket] {
-	return cache.NewSharedIndexInformerWithOptions[*objectstorev1.Bucket](
-		&cache.ListWatch[*objectstorev1.Bucket]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*objectstorev1.Bucket], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredBucketInformer]).
+func NewFilteredBucketInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedBucketInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredBucketInformer constructs a new informer for Bucket type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredBucketInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers BucketIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) BucketIndexInformer {
+	return NewTypedBucketInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewBucketInformerWithOptions constructs a new informer for Bucket type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedBucketInformerWithOptions]).
+func NewBucketInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedBucketInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedBucketInformerWithOptions constructs a new informer for Bucket type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedBucketInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) BucketIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "storage.example.com", Version: "v1", Resource: "buckets"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*objectstorev1.Bucket](
+		&ctrlcache.ListWatch[*objectstorev1.Bucket]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*objectstorev1.Bucket], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.ObjectStoreV1().Buckets(namespace).List(ctx, options)
+				list, err := client.ObjectStoreV1().Buckets(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*objectstorev1.Bucket]{}, err
+					return ctrlcache.ListPage[*objectstorev1.Bucket]{}, err
 				}
-				return cache.ListPage[*objectstorev1.Bucket]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*objectstorev1.Bucket]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.ObjectStoreV1().Buckets(namespace).Watch(ctx, options)
+				return client.ObjectStoreV1().Buckets(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*objectstorev1.Bucket]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "buckets.v1.storage.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *bucketInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*objectstorev1.Bucket] {
-	return NewFilteredBucketInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *bucketInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedBucketInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *bucketInformer) Informer() cache.SharedIndexInformer[*objectstorev1.Bucket] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *bucketInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *bucketInformer) TypedInformer() BucketIndexInformer {
+	return ToBucketIndexInformer(f.factory.InformerFor(&objectstorev1.Bucket{}, f.defaultInformer))
 }
 
 func (f *bucketInformer) Lister() listersobjectstorev1.BucketLister {
 	return listersobjectstorev1.NewBucketLister(f.Informer().GetIndexer())
+}
+
+// ToTypedBucketInformer converts an untyped informer into a TypedBucketInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Bucket. If that is not the case, calling type-safe methods of the returned
+// TypedBucketInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedBucketInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedBucketInformer(informer BucketInformer) TypedBucketInformer {
+	if informer, ok := informer.(TypedBucketInformer); ok {
+		return informer
+	}
+	return &bucketTypedInformerAdapter{informer}
+}
+
+type bucketTypedInformerAdapter struct {
+	BucketInformer
+}
+
+func (a *bucketTypedInformerAdapter) TypedInformer() BucketIndexInformer {
+	return ToBucketIndexInformer(a.Informer())
+}
+
+// ToBucketIndexInformer converts an untyped informer into a BucketIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Bucket. If that is not the case, calling type-safe methods of the returned
+// BucketIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a BucketIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToBucketIndexInformer(informer cache.SharedIndexInformer) BucketIndexInformer {
+	if informer, ok := informer.(BucketIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*objectstorev1.Bucket](informer)
 }

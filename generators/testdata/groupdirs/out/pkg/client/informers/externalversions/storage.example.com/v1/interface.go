@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Buckets returns a BucketInformer.
-	Buckets() BucketInformer
+	// Buckets returns a TypedBucketInformer.
+	Buckets() TypedBucketInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Buckets returns a BucketInformer.
-func (v *version) Buckets() BucketInformer {
+// Buckets returns a TypedBucketInformer.
+func (v *version) Buckets() TypedBucketInformer {
 	return &bucketInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/kubebuilder/pkg/client/clientset/versioned"
 	"example.com/kubebuilder/pkg/client/informers/externalversions/internalinterfaces"
 	listersbatchv1 "example.com/kubebuilder/pkg/client/listers/api/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // CalendarInformer provides access to a shared informer and lister for
-// Calendars.
+// Calendars. Prefer using the type-safe variant (see [TypedCalendarInformer]).
 type CalendarInformer interface {
-	Informer() cache.SharedIndexInformer[*batchv1.Calendar]
+	Informer() cache.SharedIndexInformer
 	Lister() listersbatchv1.CalendarLister
 }
+
+// TypedCalendarInformer provides access to a shared informer and lister for
+// Calendars, including the type-safe TypedInformer variant.
+// It is a superset of CalendarInformer.
+type TypedCalendarInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() CalendarIndexInformer
+	Lister() listersbatchv1.CalendarLister
+}
+
+// CalendarIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type CalendarIndexInformer cache.TypedSharedIndexInformer[*batchv1.Calendar]
+
+// CalendarHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Calendar.
+type CalendarHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*batchv1.Calendar]
+
+// CalendarDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Calendar.
+type CalendarDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*batchv1.Calendar]
+
+// CalendarFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Calendar.
+type CalendarFilteringHandler = cache.TypedFilteringResourceEventHandler[*batchv1.Calendar]
+
+// CalendarIndexers is a specialization of [cache.TypedIndexers] for Calendar.
+type CalendarIndexers = cache.TypedIndexers[*batchv1.Calendar]
+
+// DeletedCalendar is a specialization of [cache.DeletedObject] for Calendar.
+type DeletedCalendar = cache.DeletedObject[*batchv1.Calendar]
 
 type calendarInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -31,49 +60,127 @@ type calendarInformer struct {
 // NewCalendarInformer constructs a new informer for Calendar type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewCalendarInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*batchv1.Calendar]) cache.SharedIndexInformer[*batchv1.Calendar] {
-	return NewFilteredCalendarInformer(client, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedCalendarInformer]).
+func NewCalendarInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewCalendarInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedCalendarInformer constructs a new informer for Calendar type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedCalendarInformer(client versioned.Interface, resyncPeriod time.Duration, indexers CalendarIndexers) CalendarIndexInformer {
+	return NewTypedCalendarInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredCalendarInformer constructs a new informer for Calendar type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredCalendarInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers[*batchv1.Calendar], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*batchv1.Calendar] {
-	return cache.NewSharedIndexInformerWithOptions[*batchv1.Calendar](
-		&cache.ListWatch[*batchv1.Calendar]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*batchv1.Calendar], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredCalendarInformer]).
+func NewFilteredCalendarInformer(client versioned.Interface, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedCalendarInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredCalendarInformer constructs a new informer for Calendar type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredCalendarInformer(client versioned.Interface, resyncPeriod time.Duration, indexers CalendarIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) CalendarIndexInformer {
+	return NewTypedCalendarInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewCalendarInformerWithOptions constructs a new informer for Calendar type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedCalendarInformerWithOptions]).
+func NewCalendarInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedCalendarInformerWithOptions(client, options)
+}
+
+// NewTypedCalendarInformerWithOptions constructs a new informer for Calendar type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedCalendarInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) CalendarIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "batch.tutorial.kubebuilder.io", Version: "v1", Resource: "calendars"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.Calendar](
+		&ctrlcache.ListWatch[*batchv1.Calendar]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.Calendar], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.BatchV1().Calendars().List(ctx, options)
+				list, err := client.BatchV1().Calendars().List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*batchv1.Calendar]{}, err
+					return ctrlcache.ListPage[*batchv1.Calendar]{}, err
 				}
-				return cache.ListPage[*batchv1.Calendar]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*batchv1.Calendar]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.BatchV1().Calendars().Watch(ctx, options)
+				return client.BatchV1().Calendars().Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*batchv1.Calendar]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "calendars.v1.batch.tutorial.kubebuilder.io",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *calendarInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*batchv1.Calendar] {
-	return NewFilteredCalendarInformer(client, resyncPeriod, nil, f.tweakListOptions)
+func (f *calendarInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedCalendarInformerWithOptions(client, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *calendarInformer) Informer() cache.SharedIndexInformer[*batchv1.Calendar] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *calendarInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *calendarInformer) TypedInformer() CalendarIndexInformer {
+	return ToCalendarIndexInformer(f.factory.InformerFor(&batchv1.Calendar{}, f.defaultInformer))
 }
 
 func (f *calendarInformer) Lister() listersbatchv1.CalendarLister {
 	return listersbatchv1.NewCalendarLister(f.Informer().GetIndexer())
+}
+
+// ToTypedCalendarInformer converts an untyped informer into a TypedCalendarInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Calendar. If that is not the case, calling type-safe methods of the returned
+// TypedCalendarInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedCalendarInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedCalendarInformer(informer CalendarInformer) TypedCalendarInformer {
+	if informer, ok := informer.(TypedCalendarInformer); ok {
+		return informer
+	}
+	return &calendarTypedInformerAdapter{informer}
+}
+
+type calendarTypedInformerAdapter struct {
+	CalendarInformer
+}
+
+func (a *calendarTypedInformerAdapter) TypedInformer() CalendarIndexInformer {
+	return ToCalendarIndexInformer(a.Informer())
+}
+
+// ToCalendarIndexInformer converts an untyped informer into a CalendarIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Calendar. If that is not the case, calling type-safe methods of the returned
+// CalendarIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a CalendarIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToCalendarIndexInformer(informer cache.SharedIndexInformer) CalendarIndexInformer {
+	if informer, ok := informer.(CalendarIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*batchv1.Calendar](informer)
 }

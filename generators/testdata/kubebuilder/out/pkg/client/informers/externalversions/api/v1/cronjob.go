@@ -10,18 +10,47 @@ import (
 	"example.com/kubebuilder/pkg/client/clientset/versioned"
 	"example.com/kubebuilder/pkg/client/informers/externalversions/internalinterfaces"
 	listersbatchv1 "example.com/kubebuilder/pkg/client/listers/api/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // CronJobInformer provides access to a shared informer and lister for
-// CronJobs.
+// CronJobs. Prefer using the type-safe variant (see [TypedCronJobInformer]).
 type CronJobInformer interface {
-	Informer() cache.SharedIndexInformer[*batchv1.CronJob]
+	Informer() cache.SharedIndexInformer
 	Lister() listersbatchv1.CronJobLister
 }
+
+// TypedCronJobInformer provides access to a shared informer and lister for
+// CronJobs, including the type-safe TypedInformer variant.
+// It is a superset of CronJobInformer.
+type TypedCronJobInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() CronJobIndexInformer
+	Lister() listersbatchv1.CronJobLister
+}
+
+// CronJobIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type CronJobIndexInformer cache.TypedSharedIndexInformer[*batchv1.CronJob]
+
+// CronJobHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for CronJob.
+type CronJobHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*batchv1.CronJob]
+
+// CronJobDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for CronJob.
+type CronJobDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*batchv1.CronJob]
+
+// CronJobFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for CronJob.
+type CronJobFilteringHandler = cache.TypedFilteringResourceEventHandler[*batchv1.CronJob]
+
+// CronJobIndexers is a specialization of [cache.TypedIndexers] for CronJob.
+type CronJobIndexers = cache.TypedIndexers[*batchv1.CronJob]
+
+// DeletedCronJob is a specialization of [cache.DeletedObject] for CronJob.
+type DeletedCronJob = cache.DeletedObject[*batchv1.CronJob]
 
 type cronJobInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type cronJobInformer struct {
 // NewCronJobInformer constructs a new informer for CronJob type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewCronJobInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*batchv1.CronJob]) cache.SharedIndexInformer[*batchv1.CronJob] {
-	return NewFilteredCronJobInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedCronJobInformer]).
+func NewCronJobInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewCronJobInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedCronJobInformer constructs a new informer for CronJob type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedCronJobInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers CronJobIndexers) CronJobIndexInformer {
+	return NewTypedCronJobInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredCronJobInformer constructs a new informer for CronJob type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredCronJobInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*batchv1.CronJob], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*batchv1.CronJob] {
-	return cache.NewSharedIndexInformerWithOptions[*batchv1.CronJob](
-		&cache.ListWatch[*batchv1.CronJob]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*batchv1.CronJob], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredCronJobInformer]).
+func NewFilteredCronJobInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedCronJobInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredCronJobInformer constructs a new informer for CronJob type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredCronJobInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers CronJobIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) CronJobIndexInformer {
+	return NewTypedCronJobInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewCronJobInformerWithOptions constructs a new informer for CronJob type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedCronJobInformerWithOptions]).
+func NewCronJobInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedCronJobInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedCronJobInformerWithOptions constructs a new informer for CronJob type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedCronJobInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) CronJobIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "batch.tutorial.kubebuilder.io", Version: "v1", Resource: "cronjobs"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.CronJob](
+		&ctrlcache.ListWatch[*batchv1.CronJob]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.CronJob], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.BatchV1().CronJobs(namespace).List(ctx, options)
+				list, err := client.BatchV1().CronJobs(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*batchv1.CronJob]{}, err
+					return ctrlcache.ListPage[*batchv1.CronJob]{}, err
 				}
-				return cache.ListPage[*batchv1.CronJob]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*batchv1.CronJob]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.BatchV1().CronJobs(namespace).Watch(ctx, options)
+				return client.BatchV1().CronJobs(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*batchv1.CronJob]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "cronjobs.v1.batch.tutorial.kubebuilder.io",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *cronJobInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*batchv1.CronJob] {
-	return NewFilteredCronJobInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *cronJobInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedCronJobInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *cronJobInformer) Informer() cache.SharedIndexInformer[*batchv1.CronJob] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *cronJobInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *cronJobInformer) TypedInformer() CronJobIndexInformer {
+	return ToCronJobIndexInformer(f.factory.InformerFor(&batchv1.CronJob{}, f.defaultInformer))
 }
 
 func (f *cronJobInformer) Lister() listersbatchv1.CronJobLister {
 	return listersbatchv1.NewCronJobLister(f.Informer().GetIndexer())
+}
+
+// ToTypedCronJobInformer converts an untyped informer into a TypedCronJobInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *CronJob. If that is not the case, calling type-safe methods of the returned
+// TypedCronJobInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedCronJobInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedCronJobInformer(informer CronJobInformer) TypedCronJobInformer {
+	if informer, ok := informer.(TypedCronJobInformer); ok {
+		return informer
+	}
+	return &cronJobTypedInformerAdapter{informer}
+}
+
+type cronJobTypedInformerAdapter struct {
+	CronJobInformer
+}
+
+func (a *cronJobTypedInformerAdapter) TypedInformer() CronJobIndexInformer {
+	return ToCronJobIndexInformer(a.Informer())
+}
+
+// ToCronJobIndexInformer converts an untyped informer into a CronJobIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *CronJob. If that is not the case, calling type-safe methods of the returned
+// CronJobIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a CronJobIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToCronJobIndexInformer(informer cache.SharedIndexInformer) CronJobIndexInformer {
+	if informer, ok := informer.(CronJobIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*batchv1.CronJob](informer)
 }

@@ -8,10 +8,10 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Calendars returns a CalendarInformer.
-	Calendars() CalendarInformer
-	// CronJobs returns a CronJobInformer.
-	CronJobs() CronJobInformer
+	// Calendars returns a TypedCalendarInformer.
+	Calendars() TypedCalendarInformer
+	// CronJobs returns a TypedCronJobInformer.
+	CronJobs() TypedCronJobInformer
 }
 
 type version struct {
@@ -25,12 +25,12 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Calendars returns a CalendarInformer.
-func (v *version) Calendars() CalendarInformer {
+// Calendars returns a TypedCalendarInformer.
+func (v *version) Calendars() TypedCalendarInformer {
 	return &calendarInformer{factory: v.factory, tweakListOptions: v.tweakListOptions}
 }
 
-// CronJobs returns a CronJobInformer.
-func (v *version) CronJobs() CronJobInformer {
+// CronJobs returns a TypedCronJobInformer.
+func (v *version) CronJobs() TypedCronJobInformer {
 	return &cronJobInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

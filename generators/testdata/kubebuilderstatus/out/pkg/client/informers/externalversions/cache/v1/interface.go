@@ -8,8 +8,8 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Memcacheds returns a MemcachedInformer.
-	Memcacheds() MemcachedInformer
+	// Memcacheds returns a TypedMemcachedInformer.
+	Memcacheds() TypedMemcachedInformer
 }
 
 type version struct {
@@ -23,7 +23,7 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Memcacheds returns a MemcachedInformer.
-func (v *version) Memcacheds() MemcachedInformer {
+// Memcacheds returns a TypedMemcachedInformer.
+func (v *version) Memcacheds() TypedMemcachedInformer {
 	return &memcachedInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -10,18 +10,47 @@ import (
 	"example.com/kubebuilderstatus/pkg/client/clientset/versioned"
 	"example.com/kubebuilderstatus/pkg/client/informers/externalversions/internalinterfaces"
 	listerscachev1 "example.com/kubebuilderstatus/pkg/client/listers/cache/v1"
-	"github.com/ctrlgen/ctrlgen/runtime/cache"
-	"github.com/ctrlgen/ctrlgen/runtime/informers"
+	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 )
 
 // MemcachedInformer provides access to a shared informer and lister for
-// Memcacheds.
+// Memcacheds. Prefer using the type-safe variant (see [TypedMemcachedInformer]).
 type MemcachedInformer interface {
-	Informer() cache.SharedIndexInformer[*cachev1.Memcached]
+	Informer() cache.SharedIndexInformer
 	Lister() listerscachev1.MemcachedLister
 }
+
+// TypedMemcachedInformer provides access to a shared informer and lister for
+// Memcacheds, including the type-safe TypedInformer variant.
+// It is a superset of MemcachedInformer.
+type TypedMemcachedInformer interface {
+	Informer() cache.SharedIndexInformer
+	TypedInformer() MemcachedIndexInformer
+	Lister() listerscachev1.MemcachedLister
+}
+
+// MemcachedIndexInformer is a wrapper around the underlying [cache.SharedIndexInformer]
+// with type-safe variants of several methods.
+type MemcachedIndexInformer cache.TypedSharedIndexInformer[*cachev1.Memcached]
+
+// MemcachedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerFuncs] for Memcached.
+type MemcachedHandlerFuncs = cache.TypedResourceEventHandlerFuncs[*cachev1.Memcached]
+
+// MemcachedDetailedHandlerFuncs is a specialization of [cache.TypedResourceEventHandlerDetailedFuncs] for Memcached.
+type MemcachedDetailedHandlerFuncs = cache.TypedResourceEventHandlerDetailedFuncs[*cachev1.Memcached]
+
+// MemcachedFilteringHandler is a specialization of [cache.TypedFilteringResourceEventHandler] for Memcached.
+type MemcachedFilteringHandler = cache.TypedFilteringResourceEventHandler[*cachev1.Memcached]
+
+// MemcachedIndexers is a specialization of [cache.TypedIndexers] for Memcached.
+type MemcachedIndexers = cache.TypedIndexers[*cachev1.Memcached]
+
+// DeletedMemcached is a specialization of [cache.DeletedObject] for Memcached.
+type DeletedMemcached = cache.DeletedObject[*cachev1.Memcached]
 
 type memcachedInformer struct {
 	factory          internalinterfaces.SharedInformerFactory
@@ -32,49 +61,127 @@ type memcachedInformer struct {
 // NewMemcachedInformer constructs a new informer for Memcached type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewMemcachedInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*cachev1.Memcached]) cache.SharedIndexInformer[*cachev1.Memcached] {
-	return NewFilteredMemcachedInformer(client, namespace, resyncPeriod, indexers, nil)
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedMemcachedInformer]).
+func NewMemcachedInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers) cache.SharedIndexInformer {
+	return NewMemcachedInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers})
+}
+
+// NewTypedMemcachedInformer constructs a new informer for Memcached type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedMemcachedInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers MemcachedIndexers) MemcachedIndexInformer {
+	return NewTypedMemcachedInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers)})
 }
 
 // NewFilteredMemcachedInformer constructs a new informer for Memcached type.
 // Always prefer using an informer factory to get a shared informer instead of getting an independent
 // one. This reduces memory footprint and number of connections to the server.
-func NewFilteredMemcachedInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers[*cachev1.Memcached], tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer[*cachev1.Memcached] {
-	return cache.NewSharedIndexInformerWithOptions[*cachev1.Memcached](
-		&cache.ListWatch[*cachev1.Memcached]{
-			ListFunc: func(ctx context.Context, options metav1.ListOptions) (cache.ListPage[*cachev1.Memcached], error) {
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedFilteredMemcachedInformer]).
+func NewFilteredMemcachedInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers cache.Indexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) cache.SharedIndexInformer {
+	return NewTypedMemcachedInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: indexers, TweakListOptions: tweakListOptions})
+}
+
+// NewTypedFilteredMemcachedInformer constructs a new informer for Memcached type.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+func NewTypedFilteredMemcachedInformer(client versioned.Interface, namespace string, resyncPeriod time.Duration, indexers MemcachedIndexers, tweakListOptions internalinterfaces.TweakListOptionsFunc) MemcachedIndexInformer {
+	return NewTypedMemcachedInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.TypedIndexersToIndexers(indexers), TweakListOptions: tweakListOptions})
+}
+
+// NewMemcachedInformerWithOptions constructs a new informer for Memcached type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+// If you really need an independent one, prefer using the type-safe variant (see [NewTypedMemcachedInformerWithOptions]).
+func NewMemcachedInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) cache.SharedIndexInformer {
+	return NewTypedMemcachedInformerWithOptions(client, namespace, options)
+}
+
+// NewTypedMemcachedInformerWithOptions constructs a new informer for Memcached type with additional options.
+// Always prefer using an informer factory to get a shared informer instead of getting an independent
+// one. This reduces memory footprint and number of connections to the server.
+//
+// The informer is ctrlgen's: client-go's interfaces over a typed cache,
+// fed by a typed list and watch of the clientset.
+func NewTypedMemcachedInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) MemcachedIndexInformer {
+	gvr := schema.GroupVersionResource{Group: "cache.example.com", Version: "v1", Resource: "memcacheds"}
+	tweakListOptions := options.TweakListOptions
+	return ctrlcache.NewSharedIndexInformerWithOptions[*cachev1.Memcached](
+		&ctrlcache.ListWatch[*cachev1.Memcached]{
+			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*cachev1.Memcached], error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				list, err := client.CacheV1().Memcacheds(namespace).List(ctx, options)
+				list, err := client.CacheV1().Memcacheds(namespace).List(ctx, opts)
 				if err != nil {
-					return cache.ListPage[*cachev1.Memcached]{}, err
+					return ctrlcache.ListPage[*cachev1.Memcached]{}, err
 				}
-				return cache.ListPage[*cachev1.Memcached]{Items: cache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*cachev1.Memcached]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
-			WatchFunc: func(ctx context.Context, options metav1.ListOptions) (watch.Interface, error) {
+			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
-					tweakListOptions(&options)
+					tweakListOptions(&opts)
 				}
-				return client.CacheV1().Memcacheds(namespace).Watch(ctx, options)
+				return client.CacheV1().Memcacheds(namespace).Watch(ctx, opts)
 			},
 		},
-		cache.SharedIndexInformerOptions[*cachev1.Memcached]{
-			ResyncPeriod:      resyncPeriod,
-			Indexers:          indexers,
+		ctrlcache.SharedIndexInformerOptions{
+			ResyncPeriod:      options.ResyncPeriod,
+			Indexers:          options.Indexers,
 			ObjectDescription: "memcacheds.v1.cache.example.com",
+			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)
 }
 
-func (f *memcachedInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer[*cachev1.Memcached] {
-	return NewFilteredMemcachedInformer(client, f.namespace, resyncPeriod, nil, f.tweakListOptions)
+func (f *memcachedInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
+	return NewTypedMemcachedInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
 }
 
-func (f *memcachedInformer) Informer() cache.SharedIndexInformer[*cachev1.Memcached] {
-	return informers.For(f.factory, f.defaultInformer)
+func (f *memcachedInformer) Informer() cache.SharedIndexInformer {
+	return f.TypedInformer()
+}
+
+func (f *memcachedInformer) TypedInformer() MemcachedIndexInformer {
+	return ToMemcachedIndexInformer(f.factory.InformerFor(&cachev1.Memcached{}, f.defaultInformer))
 }
 
 func (f *memcachedInformer) Lister() listerscachev1.MemcachedLister {
 	return listerscachev1.NewMemcachedLister(f.Informer().GetIndexer())
+}
+
+// ToTypedMemcachedInformer converts an untyped informer into a TypedMemcachedInformer.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Memcached. If that is not the case, calling type-safe methods of the returned
+// TypedMemcachedInformer leads to runtime panics. A safer alternative is to pass
+// around a TypedMemcachedInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToTypedMemcachedInformer(informer MemcachedInformer) TypedMemcachedInformer {
+	if informer, ok := informer.(TypedMemcachedInformer); ok {
+		return informer
+	}
+	return &memcachedTypedInformerAdapter{informer}
+}
+
+type memcachedTypedInformerAdapter struct {
+	MemcachedInformer
+}
+
+func (a *memcachedTypedInformerAdapter) TypedInformer() MemcachedIndexInformer {
+	return ToMemcachedIndexInformer(a.Informer())
+}
+
+// ToMemcachedIndexInformer converts an untyped informer into a MemcachedIndexInformer.
+// ctrlgen's informers are one already; others are wrapped.
+//
+// WARNING: this conversion is only safe if the informer handles objects of type
+// *Memcached. If that is not the case, calling type-safe methods of the returned
+// MemcachedIndexInformer leads to runtime panics. A safer alternative is to pass
+// around a MemcachedIndexInformer instances that was obtained from a
+// SharedInformerFactory.
+func ToMemcachedIndexInformer(informer cache.SharedIndexInformer) MemcachedIndexInformer {
+	if informer, ok := informer.(MemcachedIndexInformer); ok {
+		return informer
+	}
+	return cache.NewTypedSharedIndexInformer[*cachev1.Memcached](informer)
 }
