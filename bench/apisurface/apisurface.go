@@ -13,7 +13,8 @@
 // with signatures; funcs with signatures; consts and vars with types (and
 // consts with values). Methods of unexported types are not compared:
 // they are reachable only through the exported interfaces they satisfy,
-// and those are. Parameter names are not part of the API and are left
+// and those are. Nor are fields promoted from an embedded unexported
+// struct (generated code has none). Parameter names are not part of the API and are left
 // out of every signature; aliases are resolved, so `any` and
 // `interface{}` are one type, as are byte and uint8.
 package apisurface
