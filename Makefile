@@ -29,7 +29,7 @@ test-controlplane:
 	cd controlplane && $(GO) vet ./...
 
 test-bench-module:
-	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 ./...; fi
+	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 -timeout 30m ./...; fi
 
 # Regenerates the committed generated code of examples/mydemo.
 generate:

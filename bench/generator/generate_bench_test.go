@@ -5,50 +5,52 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ctrlgen/ctrlgen/bench/internal/genrun"
 )
 
 // BenchmarkGenerate times ctrlgen and code-generator on the same inputs,
 // sub-benchmarks input=…/impl=… so that `benchstat -col /impl` compares
 // them. Ops take seconds: run with -benchtime=1x and -count (run.sh).
 func BenchmarkGenerate(b *testing.B) {
-	for _, in := range []*input{oneGV, k8sAPI} {
-		b.Run("input="+in.name, func(b *testing.B) {
+	for _, in := range []*genrun.Input{oneGV, k8sAPI} {
+		b.Run("input="+in.Name, func(b *testing.B) {
 			b.Run("impl=ctrlgen", func(b *testing.B) {
-				bin, t := ctrlgenBin(b), templateOf(b, in)
-				argv := append([]string{bin}, in.ctrlgenArgs...)
-				benchOps(b, t, func(root string) (usage, error) { return run(root, nil, argv) })
+				bin, t := genrun.CtrlgenBin(b), genrun.TemplateOf(b, in)
+				argv := append([]string{bin}, in.CtrlgenArgs...)
+				benchOps(b, t, func(root string) (genrun.Usage, error) { return genrun.Run(root, nil, argv) })
 			})
 			b.Run("impl=code-generator", func(b *testing.B) {
-				bins, t := codegenBinDir(b), templateOf(b, in)
+				bins, t := genrun.CodegenBinDir(b), genrun.TemplateOf(b, in)
 				logged.Do(in, func() {
-					b.Logf("in {root}, the op's fresh copy of the module, ctrlgen runs:\n\tctrlgen %s", shellJoin(in.ctrlgenArgs))
+					b.Logf("in {root}, the op's fresh copy of the module, ctrlgen runs:\n\tctrlgen %s", shellJoin(in.CtrlgenArgs))
 					b.Logf("and code-generator, one after the other:")
-					for _, c := range t.codegen {
+					for _, c := range t.Codegen {
 						b.Logf("\t%s", shellJoin(c))
 					}
 				})
-				benchOps(b, t, func(root string) (usage, error) { return t.codegenOp(in.codegen, root, bins) })
+				benchOps(b, t, func(root string) (genrun.Usage, error) { return t.CodegenOp(in.Codegen, root, bins) })
 			})
 		})
 		if in == oneGV {
 			// ctrlgen again on its own output: nothing to write.
 			b.Run("input=one-gv-noop", func(b *testing.B) {
 				b.Run("impl=ctrlgen", func(b *testing.B) {
-					bin, t := ctrlgenBin(b), templateOf(b, in)
-					argv := append([]string{bin}, in.ctrlgenArgs...)
-					root := t.fresh(b)
+					bin, t := genrun.CtrlgenBin(b), genrun.TemplateOf(b, in)
+					argv := append([]string{bin}, in.CtrlgenArgs...)
+					root := t.Fresh(b)
 					defer os.RemoveAll(root)
-					if _, err := run(root, nil, argv); err != nil {
+					if _, err := genrun.Run(root, nil, argv); err != nil {
 						b.Fatal(err)
 					}
 					b.ResetTimer()
-					var total usage
+					var total genrun.Usage
 					for i := 0; i < b.N; i++ {
-						u, err := run(root, nil, argv)
+						u, err := genrun.Run(root, nil, argv)
 						if err != nil {
 							b.Fatal(err)
 						}
-						total = total.add(u)
+						total = total.Add(u)
 					}
 					report(b, total)
 				})
@@ -58,7 +60,7 @@ func BenchmarkGenerate(b *testing.B) {
 }
 
 // logged says which inputs' invocations were logged: once per run.
-var logged onceBy[*input]
+var logged onceBy[*genrun.Input]
 
 type onceBy[K comparable] struct {
 	mu   sync.Mutex
@@ -93,19 +95,19 @@ func shellJoin(args []string) string {
 // any process of any op, in units of 10⁶ bytes (benchstat reads "MB" so
 // and prints MiB); cpu-sec/op, their user and system CPU time per op,
 // which unlike the wall time barely depends on what else the machine runs.
-func report(b *testing.B, total usage) {
-	b.ReportMetric(float64(total.peakKiB)*1024/1e6, "peak-MB")
-	b.ReportMetric(total.cpu.Seconds()/float64(b.N), "cpu-sec/op")
+func report(b *testing.B, total genrun.Usage) {
+	b.ReportMetric(float64(total.PeakKiB)*1024/1e6, "peak-MB")
+	b.ReportMetric(total.CPU.Seconds()/float64(b.N), "cpu-sec/op")
 }
 
 // benchOps times op on a fresh copy of t per iteration (the copy is not
 // timed) and reports what they used.
-func benchOps(b *testing.B, t *template, op func(root string) (usage, error)) {
+func benchOps(b *testing.B, t *genrun.Template, op func(root string) (genrun.Usage, error)) {
 	b.ResetTimer()
-	var total usage
+	var total genrun.Usage
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		root := t.fresh(b)
+		root := t.Fresh(b)
 		b.StartTimer()
 		u, err := op(root)
 		b.StopTimer()
@@ -114,7 +116,7 @@ func benchOps(b *testing.B, t *template, op func(root string) (usage, error)) {
 		}
 		os.RemoveAll(root)
 		b.StartTimer()
-		total = total.add(u)
+		total = total.Add(u)
 	}
 	report(b, total)
 }

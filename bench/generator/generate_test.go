@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctrlgen/ctrlgen/bench/internal/genrun"
 )
 
 // TestGenerateOneGV runs each tool once as the benchmark does on the
@@ -21,8 +23,8 @@ func TestGenerateOneGV(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds k8s.io/code-generator and runs it (~15 s)")
 	}
-	tpl := templateOf(t, oneGV)
-	gomod, err := os.ReadFile(filepath.Join(tpl.dir, "go.mod"))
+	tpl := genrun.TemplateOf(t, oneGV)
+	gomod, err := os.ReadFile(filepath.Join(tpl.Dir, "go.mod"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +47,8 @@ func TestGenerateOneGV(t *testing.T) {
 	}
 
 	// generated runs op on a fresh copy and returns the files it added.
-	generated := func(t *testing.T, op func(root string) (usage, error)) (root string, files []string) {
-		root = tpl.fresh(t)
+	generated := func(t *testing.T, op func(root string) (genrun.Usage, error)) (root string, files []string) {
+		root = tpl.Fresh(t)
 		t.Cleanup(func() { os.RemoveAll(root) })
 		before := tree(t, root)
 		if _, err := op(root); err != nil {
@@ -80,13 +82,13 @@ func TestGenerateOneGV(t *testing.T) {
 
 	var ours, theirs []string
 	t.Run("impl=ctrlgen", func(t *testing.T) {
-		argv := append([]string{ctrlgenBin(t)}, oneGV.ctrlgenArgs...)
-		root, files := generated(t, func(root string) (usage, error) { return run(root, nil, argv) })
+		argv := append([]string{genrun.CtrlgenBin(t)}, oneGV.CtrlgenArgs...)
+		root, files := generated(t, func(root string) (genrun.Usage, error) { return genrun.Run(root, nil, argv) })
 		ours = files
 		// The noop benchmark: a second run leaves every file as it was.
 		mtimes := tree(t, root)
 		time.Sleep(10 * time.Millisecond) // a rewrite would show in the mtime
-		if _, err := run(root, nil, argv); err != nil {
+		if _, err := genrun.Run(root, nil, argv); err != nil {
 			t.Fatal(err)
 		}
 		for f, m := range tree(t, root) {
@@ -96,8 +98,8 @@ func TestGenerateOneGV(t *testing.T) {
 		}
 	})
 	t.Run("impl=code-generator", func(t *testing.T) {
-		bins := codegenBinDir(t)
-		_, theirs = generated(t, func(root string) (usage, error) { return tpl.codegenOp(oneGV.codegen, root, bins) })
+		bins := genrun.CodegenBinDir(t)
+		_, theirs = generated(t, func(root string) (genrun.Usage, error) { return tpl.CodegenOp(oneGV.Codegen, root, bins) })
 	})
 	if ours != nil && theirs != nil && !slices.Equal(ours, theirs) {
 		t.Errorf("the tools wrote different files:\nctrlgen:        %s\ncode-generator: %s",

@@ -1,0 +1,626 @@
+// Package genrun runs ctrlgen and k8s.io/code-generator (the version
+// bench/go.mod pins) on the same input, the way a user runs them: each
+// tool built once into a binary, code-generator's run with the flags and
+// in the order kube_codegen.sh gives them. bench/generator times them with
+// it; bench/apisurface compares the APIs they generate.
+//
+// It is for tests and benchmarks: setup steps take a testing.TB and fail
+// it. Call Setup first, from TestMain.
+package genrun
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Paths fixed by Setup.
+var (
+	BenchDir string // bench/, the bench module
+	RepoDir  string // the ctrlgen checkout, bench/..
+	WorkDir  string // everything temporary: binaries, templates, trees
+)
+
+// Setup finds the bench module from the working directory (go test runs
+// in one of its package directories) and makes WorkDir; cleanup removes
+// it.
+func Setup() (cleanup func(), err error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && bytes.HasPrefix(data, []byte("module github.com/ctrlgen/ctrlgen/bench\n")) {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, errors.New("genrun: not run inside the bench module")
+		}
+		dir = parent
+	}
+	BenchDir, RepoDir = dir, filepath.Dir(dir)
+	WorkDir, err = os.MkdirTemp("", "ctrlgen-genbench-")
+	if err != nil {
+		return nil, err
+	}
+	return func() { os.RemoveAll(WorkDir) }, nil
+}
+
+// CodegenTools are the code-generator commands kube_codegen.sh installs
+// and runs for deepcopy, register, clients, listers and informers.
+var CodegenTools = []string{"deepcopy-gen", "register-gen", "client-gen", "lister-gen", "informer-gen"}
+
+// Once memoizes a setup step that may fail; a failure is reported to
+// every caller.
+type Once[T any] struct {
+	sync.Once
+	v   T
+	err error
+}
+
+func (o *Once[T]) Get(tb testing.TB, f func() (T, error)) T {
+	tb.Helper()
+	o.Do(func() { o.v, o.err = f() })
+	if o.err != nil {
+		tb.Fatal(o.err)
+	}
+	return o.v
+}
+
+var ctrlgenBuild, codegenBuild Once[string]
+
+// CtrlgenBin builds ../cmd/ctrlgen once, in ctrlgen's own module, as
+// `go install ./cmd/ctrlgen` would, and returns the binary.
+func CtrlgenBin(tb testing.TB) string {
+	return ctrlgenBuild.Get(tb, func() (string, error) {
+		bin := filepath.Join(WorkDir, "bin", "ctrlgen")
+		_, err := GoCmd(RepoDir, nil, "build", "-o", bin, "./cmd/ctrlgen")
+		return bin, err
+	})
+}
+
+// CodegenBinDir builds deepcopy-gen, register-gen, client-gen, lister-gen
+// and informer-gen once, at the version bench/go.mod requires, and
+// returns the directory holding them.
+func CodegenBinDir(tb testing.TB) string {
+	return codegenBuild.Get(tb, func() (string, error) {
+		dir := filepath.Join(WorkDir, "bin") + string(filepath.Separator)
+		args := []string{"build", "-o", dir}
+		for _, t := range CodegenTools {
+			args = append(args, "k8s.io/code-generator/cmd/"+t)
+		}
+		_, err := GoCmd(BenchDir, nil, args...)
+		return dir, err
+	})
+}
+
+// GoCmd runs the go command in dir with extra environment and returns its
+// output. It is for setup, not for timed ops: it may fetch modules through
+// the module proxy, at the versions go.sum pins, as a machine with a cold
+// module cache must (code-generator's tools are not in it until built).
+func GoCmd(dir string, env []string, args ...string) ([]byte, error) {
+	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), "GOWORK=off"), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return out, fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	}
+	return out, nil
+}
+
+// OpEnv is the environment the tools run in during an op: no network, no
+// workspace, go.mod read-only (the templates' go.mod is tidy). Setup has
+// fetched every module an op needs.
+var OpEnv = append(os.Environ(), "GOWORK=off", "GOPROXY=off", "GOFLAGS=-mod=readonly")
+
+// SetupProxy is the GOPROXY setting of the go command outside the ops,
+// for the tool runs that prepare an input module.
+var SetupProxy = sync.OnceValue(func() string {
+	out, err := exec.Command("go", "env", "GOPROXY").Output()
+	if err != nil {
+		return "GOPROXY=off"
+	}
+	return "GOPROXY=" + strings.TrimSpace(string(out))
+})
+
+// An Input is a tree the tools run on: a temporary module, made from
+// its source and copied fresh from a template for each op.
+type Input struct {
+	Name   string
+	Module string // module path of the temporary module
+	// Src is the tree copied into it; "" for none. When it holds a
+	// go.mod (a real project's module), that go.mod is kept, with
+	// ctrlgen required and replaced by this checkout; otherwise one is
+	// written (see WriteModule).
+	Src string
+	// CtrlgenArgs are ctrlgen's arguments, run in the module's root.
+	CtrlgenArgs []string
+	// Codegen is how kube_codegen.sh would be called; its In is the input
+	// directory: relative to the module root, or "k8s.io/api" for that
+	// module's directory in the module cache (read-only).
+	Codegen KubeCodegen
+	// Build says to check, when the template is made, that the module
+	// builds with either tool's output in it.
+	Build bool
+}
+
+// A Template is an input's module, ready to be copied: go.mod and go.sum
+// tidy for the input and either tool's output.
+type Template struct {
+	Dir string
+	// Codegen are the code-generator commands of one op, each "{root}"
+	// standing for the op's module root.
+	Codegen [][]string
+}
+
+var templates sync.Map // *Input → *Once[*Template]
+
+// TemplateOf makes in's template once: a module requiring the k8s.io
+// versions ctrlgen requires (and ctrlgen, replaced by this checkout, which
+// its generated code imports); both tools are run in a scratch copy of it
+// (warming every cache they use), go mod tidy settles go.mod and go.sum,
+// and, for in.Build, go build checks that the output compiles.
+func TemplateOf(tb testing.TB, in *Input) *Template {
+	tb.Helper()
+	// Outside the once: a failed build must not leave it done and empty.
+	ctrlgen, bins := CtrlgenBin(tb), CodegenBinDir(tb)
+	o, _ := templates.LoadOrStore(in, new(Once[*Template]))
+	return o.(*Once[*Template]).Get(tb, func() (*Template, error) {
+		t := &Template{Dir: filepath.Join(WorkDir, "template-"+in.Name)}
+		if err := WriteModule(t.Dir, in); err != nil {
+			return nil, err
+		}
+		scratch := filepath.Join(WorkDir, "scratch-"+in.Name)
+		if err := CopyTree(t.Dir, scratch); err != nil {
+			return nil, err
+		}
+		// code-generator writes its clients elsewhere than ctrlgen in the
+		// scratch copy, so that both outputs are built.
+		both := in.Codegen
+		both.OutDir = "pkg/codegen"
+		env := []string{"GOFLAGS=-mod=mod", SetupProxy()} // go.mod is not tidy yet
+		if _, err := Run(scratch, env, append([]string{ctrlgen}, in.CtrlgenArgs...)); err != nil {
+			return nil, err
+		}
+		cmds, err := both.Plan(scratch, scratch, in.Module)
+		if err != nil {
+			return nil, err
+		}
+		// ctrlgen's deep copies and registration are where the
+		// script's would go: it removes them first, as it does.
+		if err := both.Clean(scratch); err != nil {
+			return nil, err
+		}
+		if _, err := RunAll(scratch, env, bins, cmds); err != nil {
+			return nil, err
+		}
+		if _, err := GoCmd(scratch, env, "mod", "tidy"); err != nil {
+			return nil, err
+		}
+		if in.Build {
+			if _, err := GoCmd(scratch, []string{"GOFLAGS=-mod=readonly"}, "build", "./..."); err != nil {
+				return nil, err
+			}
+		}
+		for _, f := range []string{"go.mod", "go.sum"} {
+			if err := CopyFile(filepath.Join(scratch, f), filepath.Join(t.Dir, f)); err != nil {
+				return nil, err
+			}
+		}
+		os.RemoveAll(scratch)
+		t.Codegen, err = in.Codegen.Plan(t.Dir, "{root}", in.Module)
+		return t, err
+	})
+}
+
+// WriteModule writes in's module to dir: its source tree, a boilerplate
+// file (bench/generator/testdata's, unless the tree has
+// hack/boilerplate.go.txt), and a go.mod requiring ctrlgen and
+// k8s.io/{api,apimachinery,client-go} at the versions ctrlgen's go.mod
+// requires, with a go.sum from ctrlgen's and bench's. A tree with a
+// go.mod of its own keeps it, with ctrlgen added, and its go.sum gets
+// ctrlgen's and bench's lines too.
+func WriteModule(dir string, in *Input) error {
+	if in.Src != "" {
+		if err := CopyTree(in.Src, dir); err != nil {
+			return err
+		}
+	}
+	header := filepath.Join(dir, "hack", "boilerplate.go.txt")
+	if _, err := os.Stat(header); errors.Is(err, fs.ErrNotExist) {
+		if err := CopyFile(filepath.Join(BenchDir, "generator", "testdata", "boilerplate.go.txt"), header); err != nil {
+			return err
+		}
+	}
+	sums := []string{filepath.Join(RepoDir, "go.sum"), filepath.Join(BenchDir, "go.sum")}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if _, err := GoCmd(dir, nil, "mod", "edit", "-require=github.com/ctrlgen/ctrlgen@v0.0.0",
+			"-replace=github.com/ctrlgen/ctrlgen="+RepoDir); err != nil {
+			return err
+		}
+		sums = append(sums, filepath.Join(dir, "go.sum"))
+	} else if err := writeGoMod(dir, in.Module); err != nil {
+		return err
+	}
+	var sum []byte
+	for _, f := range sums {
+		b, err := os.ReadFile(f)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		sum = append(append(sum, b...), '\n')
+	}
+	lines := strings.Split(string(sum), "\n")
+	slices.Sort(lines)
+	lines = slices.Compact(lines)
+	return os.WriteFile(filepath.Join(dir, "go.sum"), []byte(strings.TrimPrefix(strings.Join(lines, "\n"), "\n")+"\n"), 0o644)
+}
+
+// writeGoMod writes a go.mod for module requiring ctrlgen, replaced by
+// this checkout, and k8s.io/{api,apimachinery,client-go} at the versions
+// ctrlgen's go.mod requires.
+func writeGoMod(dir, module string) error {
+	out, err := GoCmd(RepoDir, nil, "mod", "edit", "-json")
+	if err != nil {
+		return err
+	}
+	var mod struct {
+		Go      string
+		Require []struct{ Path, Version string }
+	}
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return err
+	}
+	var gomod strings.Builder
+	fmt.Fprintf(&gomod, "module %s\n\ngo %s\n\nrequire (\n\tgithub.com/ctrlgen/ctrlgen v0.0.0\n", module, mod.Go)
+	for _, r := range mod.Require {
+		switch r.Path {
+		case "k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go":
+			fmt.Fprintf(&gomod, "\t%s %s\n", r.Path, r.Version)
+		}
+	}
+	fmt.Fprintf(&gomod, ")\n\nreplace github.com/ctrlgen/ctrlgen => %s\n", RepoDir)
+	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod.String()), 0o644)
+}
+
+// Fresh copies t into a new directory and returns it.
+func (t *Template) Fresh(tb testing.TB) string {
+	tb.Helper()
+	root, err := os.MkdirTemp(WorkDir, "op-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := CopyTree(t.Dir, root); err != nil {
+		tb.Fatal(err)
+	}
+	return root
+}
+
+// CodegenOp is one code-generator op in root: the script's removal of
+// earlier output, then its generator commands.
+func (t *Template) CodegenOp(k KubeCodegen, root, binDir string) (Usage, error) {
+	if err := k.Clean(root); err != nil {
+		return Usage{}, err
+	}
+	return RunAll(root, nil, binDir, t.CodegenCmds(root))
+}
+
+// CodegenCmds are t's code-generator commands for an op in root.
+func (t *Template) CodegenCmds(root string) [][]string {
+	cmds := make([][]string, len(t.Codegen))
+	for i, c := range t.Codegen {
+		for _, a := range c {
+			cmds[i] = append(cmds[i], strings.ReplaceAll(a, "{root}", root))
+		}
+	}
+	return cmds
+}
+
+// KubeCodegen is a call of kube_codegen.sh (code-generator v0.37.2):
+//
+//	kube::codegen::gen_helpers  --boilerplate hack/boilerplate.go.txt IN   (helpers)
+//	kube::codegen::gen_register --boilerplate hack/boilerplate.go.txt IN   (register)
+//	kube::codegen::gen_client --with-watch --output-dir OUT --output-pkg MODULE/OUT \
+//	    --boilerplate hack/boilerplate.go.txt [--plural-exceptions X] IN
+//
+// Plan finds the input packages the way the script does (grep for the
+// markers; its `go list -find .` per directory is replaced by the path
+// relative to the input directory) and returns the generator commands
+// with the flags the script gives them, in its order. The script's own
+// overhead — `go install` of the generators on every call, `go list` per
+// package, deleting old output — is not part of an op.
+type KubeCodegen struct {
+	In                string // directory relative to the module root, or "k8s.io/api"
+	Helpers, Register bool
+	OutDir            string // relative to the module root; "." for the root itself
+	PluralExceptions  string
+	PrefersProtobuf   bool // client-gen's --prefers-protobuf
+	// Packages, when set, are the only +genclient packages (relative to
+	// In) given to the client, lister and informer generators, as a
+	// user who calls the generators on some of a module's packages
+	// does; otherwise every one the markers are found in.
+	Packages []string
+}
+
+var versionDir = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
+
+// Clean removes what the script removes before it generates: the
+// zz_generated.{deepcopy,register}.go files under the input directory and
+// the files under each output directory marked as written by the
+// generator that writes there.
+func (k KubeCodegen) Clean(root string) error {
+	var names []string
+	if k.Helpers {
+		names = append(names, "zz_generated.deepcopy.go")
+	}
+	if k.Register {
+		names = append(names, "zz_generated.register.go")
+	}
+	if len(names) > 0 {
+		err := filepath.WalkDir(filepath.Join(root, k.In), func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && slices.Contains(names, d.Name()) {
+				err = os.Remove(p)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for sub, gen := range map[string]string{"clientset": "client-gen", "listers": "lister-gen", "informers": "informer-gen"} {
+		line := []byte("\n// Code generated by " + gen + ". DO NOT EDIT.\n")
+		err := filepath.WalkDir(filepath.Join(root, k.OutDir, sub), func(p string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) && p == filepath.Join(root, k.OutDir, sub) {
+				return fs.SkipDir
+			}
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err == nil && bytes.Contains(data, line) {
+				err = os.Remove(p)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Plan finds the packages in the module at scanRoot and writes paths in
+// the commands as under root.
+func (k KubeCodegen) Plan(scanRoot, root, module string) ([][]string, error) {
+	scanDir, inDir, inPkg := filepath.Join(scanRoot, k.In), filepath.Join(root, k.In), path.Join(module, k.In)
+	if k.In == "k8s.io/api" {
+		out, err := GoCmd(scanRoot, nil, "list", "-m", "-f", "{{.Dir}}", "k8s.io/api")
+		if err != nil {
+			return nil, err
+		}
+		inDir, inPkg = strings.TrimSpace(string(out)), "k8s.io/api"
+		scanDir = inDir
+	}
+	// find lists the import paths of the directories holding a .go file
+	// with a line matching marker, sorted, as the script's grep does.
+	find := func(marker string) ([]string, error) {
+		re := regexp.MustCompile(`^\s*//\s*` + marker)
+		var rels []string
+		err := filepath.WalkDir(scanDir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+				return err
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			s := bufio.NewScanner(f)
+			s.Buffer(nil, 1<<20)
+			for s.Scan() {
+				if re.Match(s.Bytes()) {
+					rel, _ := filepath.Rel(scanDir, filepath.Dir(p))
+					rels = append(rels, filepath.ToSlash(rel))
+					break
+				}
+			}
+			return s.Err()
+		})
+		slices.Sort(rels)
+		return slices.Compact(rels), err
+	}
+	pkgs := func(rels []string) []string {
+		var ps []string
+		for _, r := range rels {
+			ps = append(ps, path.Join(inPkg, r))
+		}
+		return ps
+	}
+	header := filepath.Join(root, "hack", "boilerplate.go.txt")
+	var cmds [][]string
+	if k.Helpers {
+		rels, err := find(`\+k8s:deepcopy-gen=`)
+		if err != nil {
+			return nil, err
+		}
+		if len(rels) > 0 {
+			cmds = append(cmds, append([]string{"deepcopy-gen", "-v", "0",
+				"--output-file", "zz_generated.deepcopy.go", "--go-header-file", header}, pkgs(rels)...))
+		}
+	}
+	if k.Register {
+		rels, err := find(`\+groupName`)
+		if err != nil {
+			return nil, err
+		}
+		if len(rels) > 0 {
+			cmds = append(cmds, append([]string{"register-gen", "-v", "0",
+				"--output-file", "zz_generated.register.go", "--go-header-file", header}, pkgs(rels)...))
+		}
+	}
+	rels, err := find(`\+genclient`)
+	if err != nil {
+		return nil, err
+	}
+	if k.Packages != nil {
+		rels = slices.DeleteFunc(rels, func(r string) bool { return !slices.Contains(k.Packages, r) })
+	}
+	var gvs, inputs []string
+	for _, r := range rels {
+		if versionDir.MatchString(path.Base(r)) {
+			gvs = append(gvs, r)
+			inputs = append(inputs, "--input", path.Base(path.Dir(r))+"/"+path.Base(r))
+		}
+	}
+	if len(gvs) == 0 {
+		return nil, fmt.Errorf("%s: no +genclient group/versions", scanDir)
+	}
+	outDir, outPkg := filepath.Join(root, k.OutDir), path.Join(module, k.OutDir)
+	cmds = append(cmds,
+		append([]string{"client-gen", "-v", "0", "--go-header-file", header,
+			"--output-dir", filepath.Join(outDir, "clientset"), "--output-pkg", outPkg + "/clientset",
+			"--clientset-name", "versioned", "--apply-configuration-package", "",
+			"--input-base", inDir, "--plural-exceptions", k.PluralExceptions,
+			"--prefers-protobuf=" + strconv.FormatBool(k.PrefersProtobuf)}, inputs...),
+		append([]string{"lister-gen", "-v", "0", "--go-header-file", header,
+			"--output-dir", filepath.Join(outDir, "listers"), "--output-pkg", outPkg + "/listers",
+			"--plural-exceptions", k.PluralExceptions}, pkgs(gvs)...),
+		append([]string{"informer-gen", "-v", "0", "--go-header-file", header,
+			"--output-dir", filepath.Join(outDir, "informers"), "--output-pkg", outPkg + "/informers",
+			"--versioned-clientset-package", outPkg + "/clientset/versioned",
+			"--listers-package", outPkg + "/listers",
+			"--plural-exceptions", k.PluralExceptions}, pkgs(gvs)...),
+	)
+	return cmds, nil
+}
+
+// Usage is what one or more processes used.
+type Usage struct {
+	// PeakKiB is the largest peak RSS, in KiB: Maxrss from wait4, the
+	// largest of the process's and of the children it waited for (the go
+	// list processes go/packages starts).
+	PeakKiB int64
+	// CPU is the user and system CPU time, children included.
+	CPU time.Duration
+}
+
+// Add accounts for u2 having run after u.
+func (u Usage) Add(u2 Usage) Usage {
+	return Usage{PeakKiB: max(u.PeakKiB, u2.PeakKiB), CPU: u.CPU + u2.CPU}
+}
+
+// Run runs one command in dir and returns what it used.
+func Run(dir string, env []string, argv []string) (Usage, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = dir
+	cmd.Env = append(slices.Clip(OpEnv), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return Usage{}, fmt.Errorf("%s (in %s, %v): %v\n%s", strings.Join(argv, " "), dir, time.Since(start), err, out.Bytes())
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return Usage{PeakKiB: ru.Maxrss, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
+}
+
+// RunAll runs cmds one after the other, as kube_codegen.sh does, the
+// first word of each naming a binary in binDir.
+func RunAll(dir string, env []string, binDir string, cmds [][]string) (Usage, error) {
+	var u Usage
+	for _, c := range cmds {
+		argv := append([]string{filepath.Join(binDir, c[0])}, c[1:]...)
+		u2, err := Run(dir, env, argv)
+		if err != nil {
+			return Usage{}, err
+		}
+		u = u.Add(u2)
+	}
+	return u, nil
+}
+
+// CopyTree copies the regular files under src to dst.
+func CopyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		return CopyFile(p, filepath.Join(dst, rel))
+	})
+}
+
+func CopyFile(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(dst, data, 0o644)
+}
+
+// Trees makes two copies of in's module under WorkDir and generates into
+// each with one tool: ctrlgen with in.CtrlgenArgs, and code-generator's
+// commands for in.Codegen. Before generating, each copy gets the
+// script's removal of earlier output (a real project's tree holds
+// code-generator's); after, go mod tidy settles its go.mod for what that
+// tool wrote. It returns the two module roots.
+func Trees(tb testing.TB, in *Input) (ctrlgenRoot, codegenRoot string) {
+	tb.Helper()
+	ctrlgen, bins := CtrlgenBin(tb), CodegenBinDir(tb)
+	base, err := os.MkdirTemp(WorkDir, "trees-"+in.Name+"-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctrlgenRoot, codegenRoot = filepath.Join(base, "ctrlgen"), filepath.Join(base, "code-generator")
+	env := []string{"GOFLAGS=-mod=mod", SetupProxy()} // go.mod is not tidy yet
+	gen := func(root string, run func() error) {
+		if err := WriteModule(root, in); err != nil {
+			tb.Fatal(err)
+		}
+		if err := in.Codegen.Clean(root); err != nil {
+			tb.Fatal(err)
+		}
+		if err := run(); err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := GoCmd(root, env, "mod", "tidy"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	gen(ctrlgenRoot, func() error {
+		_, err := Run(ctrlgenRoot, env, append([]string{ctrlgen}, in.CtrlgenArgs...))
+		return err
+	})
+	gen(codegenRoot, func() error {
+		cmds, err := in.Codegen.Plan(codegenRoot, codegenRoot, in.Module)
+		if err == nil {
+			_, err = RunAll(codegenRoot, env, bins, cmds)
+		}
+		return err
+	})
+	return ctrlgenRoot, codegenRoot
+}
