@@ -47,6 +47,7 @@ type InformerImpl struct {
 // takes the first column as the baseline of its delta column.
 var InformerImpls = []InformerImpl{
 	{Name: "ctrlgen", New: newCtrlgenInformer},
+	{Name: "ctrlgen-untyped", New: newCtrlgenUntypedInformer},
 	{Name: "client-go", New: newClientGoInformer},
 }
 
@@ -195,10 +196,10 @@ func (r *runner) stop() {
 type ctrlgenInformer struct {
 	runner
 	inf cache.SharedIndexInformer[*widget.Widget]
-	reg cache.ResourceEventHandlerRegistration
+	reg cgcache.ResourceEventHandlerRegistration
 }
 
-func newCtrlgenInformer(list *widget.WidgetList, watches *WatchSource, h *Counter) Informer {
+func newCtrlgenSharedInformer(list *widget.WidgetList, watches *WatchSource) cache.SharedIndexInformer[*widget.Widget] {
 	lw := &cache.ListWatch[*widget.Widget]{
 		ListFunc: func(context.Context, metav1.ListOptions) (cache.ListPage[*widget.Widget], error) {
 			watches.list()
@@ -212,13 +213,20 @@ func newCtrlgenInformer(list *widget.WidgetList, watches *WatchSource, h *Counte
 			return watches.watch(), nil
 		},
 	}
-	inf := cache.NewSharedIndexInformerWithOptions(lw, cache.SharedIndexInformerOptions[*widget.Widget]{
+	return cache.NewSharedIndexInformerWithOptions(lw, cache.SharedIndexInformerOptions{
 		ObjectDescription: "widgets.v1.bench.ctrlgen.io",
+		Indexers:          cgcache.Indexers{cgcache.NamespaceIndex: cgcache.MetaNamespaceIndexFunc},
 	})
-	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs[*widget.Widget]{
+}
+
+// newCtrlgenInformer registers a typed handler, as the generated
+// controller wiring does.
+func newCtrlgenInformer(list *widget.WidgetList, watches *WatchSource, h *Counter) Informer {
+	inf := newCtrlgenSharedInformer(list, watches)
+	reg, err := inf.AddTypedEventHandler(cgcache.TypedResourceEventHandlerDetailedFuncs[*widget.Widget]{
 		AddFunc:    h.onAdd,
 		UpdateFunc: h.onUpdate,
-		DeleteFunc: func(obj *widget.Widget, _ bool) { h.onDelete(obj) },
+		DeleteFunc: func(d cgcache.DeletedObject[*widget.Widget]) { h.onDelete(d.OptionalObj) },
 	})
 	if err != nil {
 		panic(err)
@@ -226,22 +234,51 @@ func newCtrlgenInformer(list *widget.WidgetList, watches *WatchSource, h *Counte
 	return &ctrlgenInformer{inf: inf, reg: reg}
 }
 
-func (i *ctrlgenInformer) Start()       { i.start(i.inf.Run) }
+// newCtrlgenUntypedInformer registers client-go's untyped handler, as
+// existing controllers do, on ctrlgen's informer.
+func newCtrlgenUntypedInformer(list *widget.WidgetList, watches *WatchSource, h *Counter) Informer {
+	inf := newCtrlgenSharedInformer(list, watches)
+	reg, err := inf.AddEventHandler(untypedHandler(h))
+	if err != nil {
+		panic(err)
+	}
+	return &ctrlgenInformer{inf: inf, reg: reg}
+}
+
+func (i *ctrlgenInformer) Start()       { i.start(i.inf.RunWithContext) }
 func (i *ctrlgenInformer) Stop()        { i.stop() }
 func (i *ctrlgenInformer) Synced() bool { return i.inf.HasSynced() && i.reg.HasSynced() }
-func (i *ctrlgenInformer) Len() int     { return i.inf.GetStore().Len() }
+func (i *ctrlgenInformer) Len() int     { return i.inf.Len() }
 
 func (i *ctrlgenInformer) Get(namespace, name string) (*widget.Widget, bool) {
-	obj, ok, _ := i.inf.GetIndexer().GetByKey(cache.NewObjectName(namespace, name))
-	return obj, ok
+	return i.inf.FastIndexer().GetByName(cache.NewObjectName(namespace, name))
 }
 
 func (i *ctrlgenInformer) ByNamespace(namespace string) ([]*widget.Widget, error) {
-	return i.inf.GetIndexer().ByIndex(cache.NamespaceIndex, namespace)
+	return i.inf.FastIndexer().ByTypedIndex(cache.NamespaceIndex, namespace)
 }
 
 func (i *ctrlgenInformer) Fill(dst []*widget.Widget) int {
-	return copy(dst, i.inf.GetStore().List())
+	return copy(dst, i.inf.FastIndexer().ListAll())
+}
+
+// untypedHandler is client-go's untyped handler over h, as existing
+// controllers write it.
+func untypedHandler(h *Counter) cgcache.ResourceEventHandler {
+	return cgcache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, isInInitialList bool) {
+			h.onAdd(obj.(*widget.Widget), isInInitialList)
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			h.onUpdate(oldObj.(*widget.Widget), newObj.(*widget.Widget))
+		},
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cgcache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			h.onDelete(obj.(*widget.Widget))
+		},
+	}
 }
 
 // client-go: what its generated informers build, with one handler: the
@@ -273,20 +310,7 @@ func newClientGoInformer(list *widget.WidgetList, watches *WatchSource, h *Count
 	}, noWatchList{})
 	inf := cgcache.NewSharedIndexInformer(lw, &widget.Widget{}, 0,
 		cgcache.Indexers{cgcache.NamespaceIndex: cgcache.MetaNamespaceIndexFunc})
-	reg, err := inf.AddEventHandler(cgcache.ResourceEventHandlerDetailedFuncs{
-		AddFunc: func(obj any, isInInitialList bool) {
-			h.onAdd(obj.(*widget.Widget), isInInitialList)
-		},
-		UpdateFunc: func(oldObj, newObj any) {
-			h.onUpdate(oldObj.(*widget.Widget), newObj.(*widget.Widget))
-		},
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cgcache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			h.onDelete(obj.(*widget.Widget))
-		},
-	})
+	reg, err := inf.AddEventHandler(untypedHandler(h))
 	if err != nil {
 		panic(err)
 	}

@@ -1,5 +1,6 @@
 // Command ratios reads `go test -bench` output holding sub-benchmarks
-// impl=ctrlgen and impl=client-go and prints, per known workload, the
+// impl=ctrlgen, impl=ctrlgen-untyped (client-go's untyped handlers on
+// ctrlgen's informer) and impl=client-go and prints, per known workload, the
 // median of its per-unit metric for each implementation, their ratio and
 // whether ctrlgen meets its goal, and for the timed workloads the ratio of
 // the CPU time too (the cpu-ns/<unit> metric). Workloads it does not know are skipped,
@@ -45,30 +46,38 @@ func main() {
 		os.Exit(1)
 	}
 	for _, w := range workloads {
-		ours, theirs := samples[key{w.bench, "ctrlgen", w.unit}], samples[key{w.bench, "client-go", w.unit}]
-		if len(ours) == 0 || len(theirs) == 0 {
-			continue
+		for _, impl := range []string{"ctrlgen", "ctrlgen-untyped"} {
+			report(samples, w, impl)
 		}
-		o, t := median(ours), median(theirs)
-		var line string
-		var met bool
-		if w.lowerIsBetterRatio {
-			r := o / t
-			met = r <= w.goal
-			line = fmt.Sprintf("ctrlgen's overhead is %.2f× client-go's (goal ≤ %.2f×: %s)", r, w.goal, verdict(met))
-		} else {
-			r := t / o
-			met = r >= w.goal
-			line = fmt.Sprintf("ctrlgen is %.1f× client-go (goal ≥ %.1f×: %s)", r, w.goal, verdict(met))
-			cpu := "cpu-" + w.unit
-			if oc, tc := samples[key{w.bench, "ctrlgen", cpu}], samples[key{w.bench, "client-go", cpu}]; len(oc) > 0 && len(tc) > 0 {
-				line += fmt.Sprintf("; by CPU time %.1f× (%s vs %s)",
-					median(tc)/median(oc), format(median(oc), w.unit), format(median(tc), w.unit))
-			}
-		}
-		fmt.Printf("%-13s ctrlgen %9s  client-go %9s  (medians, n=%d/%d)  %s\n",
-			w.bench, format(o, w.unit), format(t, w.unit), len(ours), len(theirs), line)
 	}
+}
+
+// report prints one line comparing impl, one of ctrlgen's, with client-go
+// on w.
+func report(samples map[key][]float64, w workload, impl string) {
+	ours, theirs := samples[key{w.bench, impl, w.unit}], samples[key{w.bench, "client-go", w.unit}]
+	if len(ours) == 0 || len(theirs) == 0 {
+		return
+	}
+	o, t := median(ours), median(theirs)
+	var line string
+	var met bool
+	if w.lowerIsBetterRatio {
+		r := o / t
+		met = r <= w.goal
+		line = fmt.Sprintf("overhead %.2f× client-go's (goal ≤ %.2f×: %s)", r, w.goal, verdict(met))
+	} else {
+		r := t / o
+		met = r >= w.goal
+		line = fmt.Sprintf("%.1f× client-go (goal ≥ %.1f×: %s)", r, w.goal, verdict(met))
+		cpu := "cpu-" + w.unit
+		if oc, tc := samples[key{w.bench, impl, cpu}], samples[key{w.bench, "client-go", cpu}]; len(oc) > 0 && len(tc) > 0 {
+			line += fmt.Sprintf("; by CPU time %.1f× (%s vs %s)",
+				median(tc)/median(oc), format(median(oc), w.unit), format(median(tc), w.unit))
+		}
+	}
+	fmt.Printf("%-13s %-15s %9s  client-go %9s  (medians, n=%d/%d)  %s\n",
+		w.bench, impl, format(o, w.unit), format(t, w.unit), len(ours), len(theirs), line)
 }
 
 func verdict(met bool) string {
