@@ -542,3 +542,29 @@ func TestInformerConvergesUnderRandomFaults(t *testing.T) {
 		eventually(t, "handler "+itoa(i)+" saw final states", func() bool { return r.sawFinalState(want) })
 	}
 }
+
+// A factory's InformerName, as client-go's WithInformerName sets it,
+// names the informer in metrics once its resource is reserved under it.
+func TestInformerIdentifierPrefixesTheDescription(t *testing.T) {
+	name, err := clientcache.NewInformerName(t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer name.Release()
+	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
+	s := newServer()
+	named := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(), cache.SharedIndexInformerOptions{
+		ObjectDescription: "configmaps", Identifier: name.WithResource(gvr),
+	})
+	if got, want := named.Description(), t.Name()+"/configmaps"; got != want {
+		t.Errorf("Description() = %q, want %q", got, want)
+	}
+	// A second informer for the same resource under the name is not
+	// reserved, as in client-go, and keeps the plain description.
+	again := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(), cache.SharedIndexInformerOptions{
+		ObjectDescription: "configmaps", Identifier: name.WithResource(gvr),
+	})
+	if got := again.Description(); got != "configmaps" {
+		t.Errorf("second informer's Description() = %q, want configmaps", got)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -493,5 +494,31 @@ func TestFakeSubresourceTypeMismatch(t *testing.T) {
 	_, err := client.CrddemoV1().Mydemos("ns").GetScale(context.Background(), "a", metav1.GetOptions{})
 	if err == nil || !strings.Contains(err.Error(), "add a reactor") {
 		t.Errorf("GetScale on the fake: %v, want a type error", err)
+	}
+}
+
+// client-go's own informer over the fake clientset, as code-generator's
+// informers build it: the fake says it does not serve WatchList, so the
+// reflector lists instead of waiting for a bookmark that never comes.
+func TestClientGoInformerOverTheFake(t *testing.T) {
+	client := fake.NewSimpleClientset(mydemo("ns", "a", nil))
+	mydemos := client.CrddemoV1().Mydemos("")
+	lw := cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return mydemos.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return mydemos.Watch(ctx, o)
+		},
+	}, client)
+	informer := cache.NewSharedIndexInformer(lw, &crddemov1.Mydemo{}, 0, cache.Indexers{})
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	go informer.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		t.Fatal("client-go's informer never synced over the fake")
+	}
+	if _, ok, _ := informer.GetStore().GetByKey("ns/a"); !ok {
+		t.Fatal("ns/a not in client-go's cache")
 	}
 }
