@@ -39,8 +39,10 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	if *generators != "" {
 		cfg.Generators = strings.Split(*generators, ",")
 	}
-	if *plurals != "" {
+	if isSet(fs, "plural-exceptions") {
 		cfg.PluralExceptions = map[string]string{}
+	}
+	if *plurals != "" {
 		for _, e := range strings.Split(*plurals, ",") {
 			kind, p, ok := strings.Cut(e, ":")
 			if !ok || kind == "" || p == "" {
@@ -50,4 +52,11 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// isSet reports whether the flag called name was given, even empty.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

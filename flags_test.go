@@ -28,6 +28,14 @@ func TestParseArgs(t *testing.T) {
 	if cfg, err := ParseArgs([]string{"--markers"}, io.Discard); err != nil || !cfg.ListMarkers {
 		t.Errorf("--markers: %+v, %v", cfg, err)
 	}
+	// As client-gen's flag, an empty --plural-exceptions (kube_codegen.sh
+	// always passes one) replaces the default exceptions; none keeps them.
+	if cfg, err := ParseArgs([]string{"--plural-exceptions", "", "./a"}, io.Discard); err != nil || cfg.PluralExceptions == nil || len(cfg.PluralExceptions) != 0 {
+		t.Errorf(`--plural-exceptions "": %#v, %v; want an empty map`, cfg.PluralExceptions, err)
+	}
+	if cfg, err := ParseArgs([]string{"./a"}, io.Discard); err != nil || cfg.PluralExceptions != nil {
+		t.Errorf("no --plural-exceptions: %#v, %v; want nil", cfg.PluralExceptions, err)
+	}
 	for _, args := range [][]string{{"--plural-exceptions", "Octopus"}, {"--no-such-flag"}} {
 		if _, err := ParseArgs(args, io.Discard); err == nil {
 			t.Errorf("%v: no error", args)

@@ -32,8 +32,9 @@ type Options struct {
 	// controller).
 	ControllersDir string
 	ControllersPkg string
-	// PluralExceptions map kinds to plurals ("Endpoints" → "Endpoints"),
-	// on top of plural.DefaultExceptions.
+	// PluralExceptions map kinds to plurals ("Endpoints" → "Endpoints").
+	// As client-gen's flag, they replace plural.DefaultExceptions when not
+	// nil (an empty map included).
 	PluralExceptions map[string]string
 	// PrefersProtobuf makes every typed client send and accept protobuf
 	// first, as client-gen's --prefers-protobuf does. Without it only the

@@ -156,10 +156,12 @@ func TestBuild(t *testing.T) {
 	// As client-gen: a Status field means UpdateStatus (readonly leaves
 	// it out here), kubebuilder markers or not; the status subresource is
 	// the controller's business.
-	if mouse.Plural != "mice" || mouse.PluralGoName != "Mice" || mouse.Namespaced || !mouse.HasStatus || !mouse.NoStatusSubresource {
+	// The Go plural is the kind's, as client-gen's: a resource path or
+	// +resourceName changes only the REST path.
+	if mouse.Plural != "mice" || mouse.PluralGoName != "Mouses" || mouse.Namespaced || !mouse.HasStatus || !mouse.NoStatusSubresource {
 		t.Errorf("kubebuilder resource: %+v", mouse)
 	}
-	if box.Plural != "gadget-boxes" || box.PluralGoName != "GadgetBoxes" || !box.Namespaced || !box.HasStatus {
+	if box.Plural != "gadget-boxes" || box.PluralGoName != "Boxes" || !box.Namespaced || !box.HasStatus {
 		t.Errorf("resourceName: %+v", box)
 	}
 	if len(verbs(box)) != 11 {

@@ -64,7 +64,7 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 		b.errorf(pos, "%s has the list verbs but no %s type in its package", name, k.ListName)
 	}
 	k.Methods = b.methods(m, a, k)
-	k.Plural, k.PluralGoName = b.plural(m, pos, name, res.Path)
+	k.Plural, k.PluralGoName = b.plural(m, pos, name, res.Path, builtinAPIModules[a.src.Module])
 	enabled := func(d *markers.Definition[bool]) bool {
 		pkgOn, pkgSet := d.Get(a.markers)
 		typeOn, typeSet := d.Get(m)
@@ -216,12 +216,19 @@ func (b *builder) typeRef(pos token.Position, a *apiPackage, kind string, tn mar
 	return model.TypeRef{Pkg: tn.Pkg, Name: tn.Name}
 }
 
-// plural returns the resource name and its Go form. The pluralised kind
-// (with --plural-exceptions) is the default; +resourceName or
-// +kubebuilder:resource:path override it.
-func (b *builder) plural(m markers.Set, pos token.Position, kind, path string) (string, string) {
-	exceptions := maps.Clone(plural.DefaultExceptions)
-	maps.Copy(exceptions, b.opts.PluralExceptions)
+// plural returns the resource name and its Go form, as client-gen names
+// them. The Go form is the pluralised kind: --plural-exceptions when given,
+// else plural.DefaultExceptions (client-gen's flag default), and
+// DefaultExceptions always for the kube-apiserver's own APIs, as
+// Kubernetes generates client-go. The resource name is the same unless
+// +resourceName or +kubebuilder:resource:path names it; those change the
+// REST path only, as +resourceName does in client-gen.
+func (b *builder) plural(m markers.Set, pos token.Position, kind, path string, builtin bool) (string, string) {
+	exceptions := b.opts.PluralExceptions
+	if exceptions == nil || builtin {
+		exceptions = maps.Clone(plural.DefaultExceptions)
+		maps.Copy(exceptions, b.opts.PluralExceptions)
+	}
 	goPlural := upperFirst(plural.Of(kind, exceptions))
 	resource, hasName := markers.ResourceName.Get(m)
 	switch {
@@ -230,17 +237,10 @@ func (b *builder) plural(m markers.Set, pos token.Position, kind, path string) (
 	case !hasName:
 		resource = path
 	}
-	if resource == "" || resource == strings.ToLower(goPlural) {
-		return strings.ToLower(goPlural), goPlural
+	if resource == "" {
+		resource = strings.ToLower(goPlural)
 	}
-	if rest, ok := strings.CutPrefix(resource, strings.ToLower(kind)); ok {
-		return resource, kind + rest
-	}
-	var goName strings.Builder
-	for _, word := range strings.Split(resource, "-") {
-		goName.WriteString(upperFirst(word))
-	}
-	return resource, goName.String()
+	return resource, goPlural
 }
 
 func (b *builder) controller(m markers.Set, pos token.Position) *model.Controller {

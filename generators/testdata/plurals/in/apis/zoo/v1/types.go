@@ -50,7 +50,7 @@ type IngressList struct {
 // +genclient
 // +resourceName=geese
 
-// Goose's plural comes from +resourceName: geese.
+// Goose is served as geese (+resourceName); its Go plural is still Gooses, as client-gen names it.
 type Goose struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

@@ -35,10 +35,10 @@ func (f *genericInformer) Lister() cache.GenericLister {
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
 	// Group=zoo.example.com, Version=v1
-	case schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "endpoints"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Zoo().V1().Endpoints().Informer()}, nil
+	case schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "endpointses"}:
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Zoo().V1().Endpointses().Informer()}, nil
 	case schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "geese"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Zoo().V1().Geese().Informer()}, nil
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Zoo().V1().Gooses().Informer()}, nil
 	case schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "ingresses"}:
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Zoo().V1().Ingresses().Informer()}, nil
 	case schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "octopodes"}:

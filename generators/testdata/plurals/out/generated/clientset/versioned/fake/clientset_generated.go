@@ -46,11 +46,11 @@ func NewClientset(objects ...runtime.Object) *Clientset {
 
 // kinds maps each resource of the clientset to its kind.
 var kinds = map[schema.GroupVersionResource]string{
-	{Group: "zoo.example.com", Version: "v1", Resource: "endpoints"}: "Endpoints",
-	{Group: "zoo.example.com", Version: "v1", Resource: "geese"}:     "Goose",
-	{Group: "zoo.example.com", Version: "v1", Resource: "ingresses"}: "Ingress",
-	{Group: "zoo.example.com", Version: "v1", Resource: "octopodes"}: "Octopus",
-	{Group: "zoo.example.com", Version: "v1", Resource: "policies"}:  "Policy",
+	{Group: "zoo.example.com", Version: "v1", Resource: "endpointses"}: "Endpoints",
+	{Group: "zoo.example.com", Version: "v1", Resource: "geese"}:       "Goose",
+	{Group: "zoo.example.com", Version: "v1", Resource: "ingresses"}:   "Ingress",
+	{Group: "zoo.example.com", Version: "v1", Resource: "octopodes"}:   "Octopus",
+	{Group: "zoo.example.com", Version: "v1", Resource: "policies"}:    "Policy",
 }
 
 // Clientset implements clientset.Interface. Meant to be embedded into a

@@ -10,14 +10,14 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// EndpointsLister helps list Endpoints.
+// EndpointsLister helps list Endpointses.
 // All objects returned here must be treated as read-only.
 type EndpointsLister interface {
-	// List lists all Endpoints in the indexer.
+	// List lists all Endpointses in the indexer.
 	// Objects returned here must be treated as read-only.
 	List(selector labels.Selector) (ret []*zoov1.Endpoints, err error)
-	// Endpoints returns an object that can list and get Endpoints.
-	Endpoints(namespace string) EndpointsNamespaceLister
+	// Endpointses returns an object that can list and get Endpointses.
+	Endpointses(namespace string) EndpointsNamespaceLister
 	EndpointsListerExpansion
 }
 
@@ -31,15 +31,15 @@ func NewEndpointsLister(indexer cache.Indexer) EndpointsLister {
 	return &endpointsLister{listers.New[*zoov1.Endpoints](indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "endpoints"})}
 }
 
-// Endpoints returns an object that can list and get Endpoints.
-func (s *endpointsLister) Endpoints(namespace string) EndpointsNamespaceLister {
+// Endpointses returns an object that can list and get Endpointses.
+func (s *endpointsLister) Endpointses(namespace string) EndpointsNamespaceLister {
 	return endpointsNamespaceLister{listers.NewNamespaced(s.ResourceIndexer, namespace)}
 }
 
-// EndpointsNamespaceLister helps list and get Endpoints.
+// EndpointsNamespaceLister helps list and get Endpointses.
 // All objects returned here must be treated as read-only.
 type EndpointsNamespaceLister interface {
-	// List lists all Endpoints in the indexer for a given namespace.
+	// List lists all Endpointses in the indexer for a given namespace.
 	// Objects returned here must be treated as read-only.
 	List(selector labels.Selector) (ret []*zoov1.Endpoints, err error)
 	// Get retrieves the Endpoints from the indexer for a given namespace and name.

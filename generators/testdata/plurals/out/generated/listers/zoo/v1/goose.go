@@ -10,14 +10,14 @@ import (
 	"k8s.io/client-go/tools/cache"
 )
 
-// GooseLister helps list Geese.
+// GooseLister helps list Gooses.
 // All objects returned here must be treated as read-only.
 type GooseLister interface {
-	// List lists all Geese in the indexer.
+	// List lists all Gooses in the indexer.
 	// Objects returned here must be treated as read-only.
 	List(selector labels.Selector) (ret []*zoov1.Goose, err error)
-	// Geese returns an object that can list and get Geese.
-	Geese(namespace string) GooseNamespaceLister
+	// Gooses returns an object that can list and get Gooses.
+	Gooses(namespace string) GooseNamespaceLister
 	GooseListerExpansion
 }
 
@@ -31,15 +31,15 @@ func NewGooseLister(indexer cache.Indexer) GooseLister {
 	return &gooseLister{listers.New[*zoov1.Goose](indexer, schema.GroupResource{Group: "zoo.example.com", Resource: "goose"})}
 }
 
-// Geese returns an object that can list and get Geese.
-func (s *gooseLister) Geese(namespace string) GooseNamespaceLister {
+// Gooses returns an object that can list and get Gooses.
+func (s *gooseLister) Gooses(namespace string) GooseNamespaceLister {
 	return gooseNamespaceLister{listers.NewNamespaced(s.ResourceIndexer, namespace)}
 }
 
-// GooseNamespaceLister helps list and get Geese.
+// GooseNamespaceLister helps list and get Gooses.
 // All objects returned here must be treated as read-only.
 type GooseNamespaceLister interface {
-	// List lists all Geese in the indexer for a given namespace.
+	// List lists all Gooses in the indexer for a given namespace.
 	// Objects returned here must be treated as read-only.
 	List(selector labels.Selector) (ret []*zoov1.Goose, err error)
 	// Get retrieves the Goose from the indexer for a given namespace and name.

@@ -18,14 +18,14 @@ import (
 )
 
 // EndpointsInformer provides access to a shared informer and lister for
-// Endpoints. Prefer using the type-safe variant (see [TypedEndpointsInformer]).
+// Endpointses. Prefer using the type-safe variant (see [TypedEndpointsInformer]).
 type EndpointsInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() listerszoov1.EndpointsLister
 }
 
 // TypedEndpointsInformer provides access to a shared informer and lister for
-// Endpoints, including the type-safe TypedInformer variant.
+// Endpointses, including the type-safe TypedInformer variant.
 // It is a superset of EndpointsInformer.
 type TypedEndpointsInformer interface {
 	Informer() cache.SharedIndexInformer
@@ -103,7 +103,7 @@ func NewEndpointsInformerWithOptions(client versioned.Interface, namespace strin
 // The informer is ctrlgen's: client-go's interfaces over a typed cache,
 // fed by a typed list and watch of the clientset.
 func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) EndpointsIndexInformer {
-	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "endpoints"}
+	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "endpointses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*zoov1.Endpoints](
 		&ctrlcache.ListWatch[*zoov1.Endpoints]{
@@ -111,7 +111,7 @@ func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace 
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
 				}
-				list, err := client.ZooV1().Endpoints(namespace).List(ctx, opts)
+				list, err := client.ZooV1().Endpointses(namespace).List(ctx, opts)
 				if err != nil {
 					return ctrlcache.ListPage[*zoov1.Endpoints]{}, err
 				}
@@ -121,13 +121,13 @@ func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace 
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
 				}
-				return client.ZooV1().Endpoints(namespace).Watch(ctx, opts)
+				return client.ZooV1().Endpointses(namespace).Watch(ctx, opts)
 			},
 		},
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,
-			ObjectDescription: "endpoints.v1.zoo.example.com",
+			ObjectDescription: "endpointses.v1.zoo.example.com",
 			Identifier:        options.InformerName.WithResource(gvr),
 		},
 	)

@@ -18,14 +18,14 @@ import (
 )
 
 // GooseInformer provides access to a shared informer and lister for
-// Geese. Prefer using the type-safe variant (see [TypedGooseInformer]).
+// Gooses. Prefer using the type-safe variant (see [TypedGooseInformer]).
 type GooseInformer interface {
 	Informer() cache.SharedIndexInformer
 	Lister() listerszoov1.GooseLister
 }
 
 // TypedGooseInformer provides access to a shared informer and lister for
-// Geese, including the type-safe TypedInformer variant.
+// Gooses, including the type-safe TypedInformer variant.
 // It is a superset of GooseInformer.
 type TypedGooseInformer interface {
 	Informer() cache.SharedIndexInformer
@@ -111,7 +111,7 @@ func NewTypedGooseInformerWithOptions(client versioned.Interface, namespace stri
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
 				}
-				list, err := client.ZooV1().Geese(namespace).List(ctx, opts)
+				list, err := client.ZooV1().Gooses(namespace).List(ctx, opts)
 				if err != nil {
 					return ctrlcache.ListPage[*zoov1.Goose]{}, err
 				}
@@ -121,7 +121,7 @@ func NewTypedGooseInformerWithOptions(client versioned.Interface, namespace stri
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
 				}
-				return client.ZooV1().Geese(namespace).Watch(ctx, opts)
+				return client.ZooV1().Gooses(namespace).Watch(ctx, opts)
 			},
 		},
 		ctrlcache.SharedIndexInformerOptions{

@@ -8,10 +8,10 @@ import (
 
 // Interface provides access to all the informers in this group version.
 type Interface interface {
-	// Endpoints returns a TypedEndpointsInformer.
-	Endpoints() TypedEndpointsInformer
-	// Geese returns a TypedGooseInformer.
-	Geese() TypedGooseInformer
+	// Endpointses returns a TypedEndpointsInformer.
+	Endpointses() TypedEndpointsInformer
+	// Gooses returns a TypedGooseInformer.
+	Gooses() TypedGooseInformer
 	// Ingresses returns a TypedIngressInformer.
 	Ingresses() TypedIngressInformer
 	// Octopodes returns a TypedOctopusInformer.
@@ -31,13 +31,13 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 	return &version{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
 }
 
-// Endpoints returns a TypedEndpointsInformer.
-func (v *version) Endpoints() TypedEndpointsInformer {
+// Endpointses returns a TypedEndpointsInformer.
+func (v *version) Endpointses() TypedEndpointsInformer {
 	return &endpointsInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 
-// Geese returns a TypedGooseInformer.
-func (v *version) Geese() TypedGooseInformer {
+// Gooses returns a TypedGooseInformer.
+func (v *version) Gooses() TypedGooseInformer {
 	return &gooseInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }
 

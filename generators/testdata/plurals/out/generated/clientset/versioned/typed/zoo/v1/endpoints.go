@@ -13,10 +13,10 @@ import (
 	"k8s.io/client-go/gentype"
 )
 
-// EndpointsGetter has a method to return a EndpointsInterface.
+// EndpointsesGetter has a method to return a EndpointsInterface.
 // A group's client should implement this interface.
-type EndpointsGetter interface {
-	Endpoints(namespace string) EndpointsInterface
+type EndpointsesGetter interface {
+	Endpointses(namespace string) EndpointsInterface
 }
 
 // EndpointsInterface has methods to work with Endpoints resources.
@@ -32,16 +32,16 @@ type EndpointsInterface interface {
 	EndpointsExpansion
 }
 
-// endpoints implements EndpointsInterface
-type endpoints struct {
+// endpointses implements EndpointsInterface
+type endpointses struct {
 	*gentype.ClientWithList[*zoov1.Endpoints, *zoov1.EndpointsList]
 }
 
-// newEndpoints returns a Endpoints
-func newEndpoints(c *ZooV1Client, namespace string) *endpoints {
-	return &endpoints{
+// newEndpointses returns a Endpointses
+func newEndpointses(c *ZooV1Client, namespace string) *endpointses {
+	return &endpointses{
 		gentype.NewClientWithList[*zoov1.Endpoints, *zoov1.EndpointsList](
-			"endpoints",
+			"endpointses",
 			c.RESTClient(),
 			scheme.ParameterCodec,
 			namespace,

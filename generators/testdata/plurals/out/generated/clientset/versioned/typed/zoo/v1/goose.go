@@ -13,10 +13,10 @@ import (
 	"k8s.io/client-go/gentype"
 )
 
-// GeeseGetter has a method to return a GooseInterface.
+// GoosesGetter has a method to return a GooseInterface.
 // A group's client should implement this interface.
-type GeeseGetter interface {
-	Geese(namespace string) GooseInterface
+type GoosesGetter interface {
+	Gooses(namespace string) GooseInterface
 }
 
 // GooseInterface has methods to work with Goose resources.
@@ -32,14 +32,14 @@ type GooseInterface interface {
 	GooseExpansion
 }
 
-// geese implements GooseInterface
-type geese struct {
+// gooses implements GooseInterface
+type gooses struct {
 	*gentype.ClientWithList[*zoov1.Goose, *zoov1.GooseList]
 }
 
-// newGeese returns a Geese
-func newGeese(c *ZooV1Client, namespace string) *geese {
-	return &geese{
+// newGooses returns a Gooses
+func newGooses(c *ZooV1Client, namespace string) *gooses {
+	return &gooses{
 		gentype.NewClientWithList[*zoov1.Goose, *zoov1.GooseList](
 			"geese",
 			c.RESTClient(),

@@ -12,8 +12,8 @@ import (
 
 type ZooV1Interface interface {
 	RESTClient() rest.Interface
-	EndpointsGetter
-	GeeseGetter
+	EndpointsesGetter
+	GoosesGetter
 	IngressesGetter
 	OctopodesGetter
 	PoliciesGetter
@@ -24,12 +24,12 @@ type ZooV1Client struct {
 	restClient rest.Interface
 }
 
-func (c *ZooV1Client) Endpoints(namespace string) EndpointsInterface {
-	return newEndpoints(c, namespace)
+func (c *ZooV1Client) Endpointses(namespace string) EndpointsInterface {
+	return newEndpointses(c, namespace)
 }
 
-func (c *ZooV1Client) Geese(namespace string) GooseInterface {
-	return newGeese(c, namespace)
+func (c *ZooV1Client) Gooses(namespace string) GooseInterface {
+	return newGooses(c, namespace)
 }
 
 func (c *ZooV1Client) Ingresses(namespace string) IngressInterface {

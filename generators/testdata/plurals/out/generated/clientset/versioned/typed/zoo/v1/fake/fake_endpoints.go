@@ -8,18 +8,18 @@ import (
 	"k8s.io/client-go/gentype"
 )
 
-// fakeEndpoints implements EndpointsInterface
-type fakeEndpoints struct {
+// fakeEndpointses implements EndpointsInterface
+type fakeEndpointses struct {
 	*gentype.FakeClientWithList[*zoov1.Endpoints, *zoov1.EndpointsList]
 	Fake *FakeZooV1
 }
 
-func newFakeEndpoints(fake *FakeZooV1, namespace string) typedzoov1.EndpointsInterface {
-	return &fakeEndpoints{
+func newFakeEndpointses(fake *FakeZooV1, namespace string) typedzoov1.EndpointsInterface {
+	return &fakeEndpointses{
 		gentype.NewFakeClientWithList[*zoov1.Endpoints, *zoov1.EndpointsList](
 			fake.Fake,
 			namespace,
-			zoov1.SchemeGroupVersion.WithResource("endpoints"),
+			zoov1.SchemeGroupVersion.WithResource("endpointses"),
 			zoov1.SchemeGroupVersion.WithKind("Endpoints"),
 			func() *zoov1.Endpoints { return &zoov1.Endpoints{} },
 			func() *zoov1.EndpointsList { return &zoov1.EndpointsList{} },

@@ -8,14 +8,14 @@ import (
 	"k8s.io/client-go/gentype"
 )
 
-// fakeGeese implements GooseInterface
-type fakeGeese struct {
+// fakeGooses implements GooseInterface
+type fakeGooses struct {
 	*gentype.FakeClientWithList[*zoov1.Goose, *zoov1.GooseList]
 	Fake *FakeZooV1
 }
 
-func newFakeGeese(fake *FakeZooV1, namespace string) typedzoov1.GooseInterface {
-	return &fakeGeese{
+func newFakeGooses(fake *FakeZooV1, namespace string) typedzoov1.GooseInterface {
+	return &fakeGooses{
 		gentype.NewFakeClientWithList[*zoov1.Goose, *zoov1.GooseList](
 			fake.Fake,
 			namespace,

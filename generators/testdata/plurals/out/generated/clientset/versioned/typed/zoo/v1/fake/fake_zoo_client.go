@@ -12,12 +12,12 @@ type FakeZooV1 struct {
 	*testing.Fake
 }
 
-func (c *FakeZooV1) Endpoints(namespace string) typedzoov1.EndpointsInterface {
-	return newFakeEndpoints(c, namespace)
+func (c *FakeZooV1) Endpointses(namespace string) typedzoov1.EndpointsInterface {
+	return newFakeEndpointses(c, namespace)
 }
 
-func (c *FakeZooV1) Geese(namespace string) typedzoov1.GooseInterface {
-	return newFakeGeese(c, namespace)
+func (c *FakeZooV1) Gooses(namespace string) typedzoov1.GooseInterface {
+	return newFakeGooses(c, namespace)
 }
 
 func (c *FakeZooV1) Ingresses(namespace string) typedzoov1.IngressInterface {
