@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -211,7 +210,9 @@ func TestPanicInReconcileIsRecoveredCountedAndRetried(t *testing.T) {
 	s := cachetest.NewServer[*corev1.ConfigMap](gr)
 	s.Create(cm("a"))
 	var calls atomic.Int32
-	before := metricValue(t, "controller_runtime_reconcile_panics_total", t.Name())
+	metrics := &counting{counts: map[string]*atomic.Int64{}}
+	controller.SetDefaultMetricsProvider(metrics)
+	defer controller.SetDefaultMetricsProvider(nil)
 	h := start(t, s, nil, func(_ context.Context, o *corev1.ConfigMap) (controller.Result, error) {
 		if calls.Add(1) == 1 {
 			panic("boom")
@@ -220,8 +221,11 @@ func TestPanicInReconcileIsRecoveredCountedAndRetried(t *testing.T) {
 		return controller.Result{}, nil
 	})
 	eventually(t, "recovered", func() bool { return stored(s, "a").Data["status"] == "ready" })
-	if got := metricValue(t, "controller_runtime_reconcile_panics_total", h.c.Name()) - before; got != 1 {
+	if got := metrics.value("panics", h.c.Name()); got != 1 {
 		t.Fatalf("panics counted: %v", got)
+	}
+	if got := metrics.value("total_success", h.c.Name()); got < 1 {
+		t.Fatalf("successful reconciles counted: %v", got)
 	}
 }
 
@@ -366,26 +370,50 @@ func TestWatchOwnedEnqueuesTheControllingOwner(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// metricValue reads one controller's sample of a controller metric.
-func metricValue(t *testing.T, metric, ctrl string) float64 {
-	t.Helper()
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(controller.Collectors()...)
-	families, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
+// counting is a controller.MetricsProvider whose metrics count calls,
+// by metric and controller.
+type counting struct {
+	mu     sync.Mutex
+	counts map[string]*atomic.Int64
+}
+
+func (c *counting) metric(name, ctrl string) countingMetric {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := name + "/" + ctrl
+	if c.counts[key] == nil {
+		c.counts[key] = &atomic.Int64{}
 	}
-	for _, f := range families {
-		if f.GetName() != metric {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == ctrl {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
+	return countingMetric{c.counts[key]}
+}
+
+func (c *counting) value(name, ctrl string) int64 { return c.metric(name, ctrl).n.Load() }
+
+type countingMetric struct{ n *atomic.Int64 }
+
+func (m countingMetric) Inc()            { m.n.Add(1) }
+func (m countingMetric) Dec()            { m.n.Add(-1) }
+func (m countingMetric) Set(float64)     {}
+func (m countingMetric) Observe(float64) {}
+
+func (c *counting) NewReconcileTotal(ctrl, result string) workqueue.CounterMetric {
+	return c.metric("total_"+result, ctrl)
+}
+func (c *counting) NewReconcileErrors(ctrl string) workqueue.CounterMetric {
+	return c.metric("errors", ctrl)
+}
+func (c *counting) NewTerminalReconcileErrors(ctrl string) workqueue.CounterMetric {
+	return c.metric("terminal", ctrl)
+}
+func (c *counting) NewReconcilePanics(ctrl string) workqueue.CounterMetric {
+	return c.metric("panics", ctrl)
+}
+func (c *counting) NewReconcileTime(ctrl string) workqueue.HistogramMetric {
+	return c.metric("time", ctrl)
+}
+func (c *counting) NewMaxConcurrentReconciles(ctrl string) workqueue.SettableGaugeMetric {
+	return c.metric("max", ctrl)
+}
+func (c *counting) NewActiveWorkers(ctrl string) workqueue.GaugeMetric {
+	return c.metric("active", ctrl)
 }

@@ -2,49 +2,41 @@ package controller
 
 import (
 	"sync"
+	"sync/atomic"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/ctrlgen/ctrlgen/runtime/workqueue"
 )
 
-// The metrics carry controller-runtime's names and labels, so dashboards
-// built for it work unchanged.
-var (
-	reconcileTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "controller_runtime_reconcile_total",
-		Help: "Total number of reconciliations per controller",
-	}, []string{"controller", "result"})
-	reconcileErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "controller_runtime_reconcile_errors_total",
-		Help: "Total number of reconciliation errors per controller",
-	}, []string{"controller"})
-	terminalReconcileErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "controller_runtime_terminal_reconcile_errors_total",
-		Help: "Total number of terminal reconciliation errors per controller",
-	}, []string{"controller"})
-	reconcilePanics = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "controller_runtime_reconcile_panics_total",
-		Help: "Total number of reconciliation panics per controller",
-	}, []string{"controller"})
-	reconcileTime = prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name: "controller_runtime_reconcile_time_seconds",
-		Help: "Length of time per reconciliation per controller",
-		Buckets: []float64{0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0,
-			1.25, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60},
-	}, []string{"controller"})
-	maxConcurrentReconciles = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "controller_runtime_max_concurrent_reconciles",
-		Help: "Maximum number of concurrent reconciles per controller",
-	}, []string{"controller"})
-	activeWorkers = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "controller_runtime_active_workers",
-		Help: "Number of currently used workers per controller",
-	}, []string{"controller"})
-)
+// MetricsProvider makes the metrics of a controller, each called once per
+// controller name with that name. runtime/metrics' provider serves them
+// under controller-runtime's names, so dashboards built for it work
+// unchanged; the manager sets it. Keeping Prometheus out of this package
+// keeps it out of the module graph of code that only runs controllers.
+type MetricsProvider interface {
+	// NewReconcileTotal counts reconciles by result: success, error,
+	// requeue or requeue_after.
+	NewReconcileTotal(controller, result string) workqueue.CounterMetric
+	NewReconcileErrors(controller string) workqueue.CounterMetric
+	NewTerminalReconcileErrors(controller string) workqueue.CounterMetric
+	NewReconcilePanics(controller string) workqueue.CounterMetric
+	// NewReconcileTime observes the seconds of each reconcile.
+	NewReconcileTime(controller string) workqueue.HistogramMetric
+	NewMaxConcurrentReconciles(controller string) workqueue.SettableGaugeMetric
+	NewActiveWorkers(controller string) workqueue.GaugeMetric
+}
 
-// Collectors are the controller metrics, for a registry to serve.
-func Collectors() []prometheus.Collector {
-	return []prometheus.Collector{reconcileTotal, reconcileErrors, terminalReconcileErrors, reconcilePanics,
-		reconcileTime, maxConcurrentReconciles, activeWorkers}
+type providerBox struct{ p MetricsProvider }
+
+var defaultProvider atomic.Pointer[providerBox]
+
+// SetDefaultMetricsProvider sets the provider of the controllers created
+// afterwards. nil restores the default, which reports nothing.
+func SetDefaultMetricsProvider(p MetricsProvider) {
+	if p == nil {
+		defaultProvider.Store(nil)
+		return
+	}
+	defaultProvider.Store(&providerBox{p: p})
 }
 
 const (
@@ -54,42 +46,51 @@ const (
 	resultRequeueAfter = "requeue_after"
 )
 
-// controllerMetrics are one controller's children of the vectors, looked
-// up once so the per-reconcile path does no label hashing.
+// controllerMetrics are one controller's metrics, made once so the
+// per-reconcile path does no lookups.
 type controllerMetrics struct {
-	results        map[string]prometheus.Counter
-	errors         prometheus.Counter
-	terminalErrors prometheus.Counter
-	panics         prometheus.Counter
-	reconcileTime  prometheus.Observer
-	maxWorkers     prometheus.Gauge
-	activeWorkers  prometheus.Gauge
+	results        map[string]workqueue.CounterMetric
+	errors         workqueue.CounterMetric
+	terminalErrors workqueue.CounterMetric
+	panics         workqueue.CounterMetric
+	reconcileTime  workqueue.HistogramMetric
+	maxWorkers     workqueue.SettableGaugeMetric
+	activeWorkers  workqueue.GaugeMetric
 }
 
+// byName keeps the metrics of each controller name and the provider that
+// made them, so that controllers of one name share them until the provider
+// changes.
 var (
 	metricsLock sync.Mutex
 	byName      = map[string]*controllerMetrics{}
+	madeBy      = map[string]*providerBox{}
 )
 
 func metricsFor(name string) *controllerMetrics {
+	b := defaultProvider.Load()
+	var p MetricsProvider = noMetrics{}
+	if b != nil {
+		p = b.p
+	}
 	metricsLock.Lock()
 	defer metricsLock.Unlock()
-	if m, ok := byName[name]; ok {
+	if m, ok := byName[name]; ok && madeBy[name] == b {
 		return m
 	}
 	m := &controllerMetrics{
-		results:        map[string]prometheus.Counter{},
-		errors:         reconcileErrors.WithLabelValues(name),
-		terminalErrors: terminalReconcileErrors.WithLabelValues(name),
-		panics:         reconcilePanics.WithLabelValues(name),
-		reconcileTime:  reconcileTime.WithLabelValues(name),
-		maxWorkers:     maxConcurrentReconciles.WithLabelValues(name),
-		activeWorkers:  activeWorkers.WithLabelValues(name),
+		results:        map[string]workqueue.CounterMetric{},
+		errors:         p.NewReconcileErrors(name),
+		terminalErrors: p.NewTerminalReconcileErrors(name),
+		panics:         p.NewReconcilePanics(name),
+		reconcileTime:  p.NewReconcileTime(name),
+		maxWorkers:     p.NewMaxConcurrentReconciles(name),
+		activeWorkers:  p.NewActiveWorkers(name),
 	}
 	for _, r := range []string{resultSuccess, resultError, resultRequeue, resultRequeueAfter} {
-		m.results[r] = reconcileTotal.WithLabelValues(name, r)
+		m.results[r] = p.NewReconcileTotal(name, r)
 	}
-	byName[name] = m
+	byName[name], madeBy[name] = m, b
 	return m
 }
 
@@ -99,3 +100,20 @@ func (m *controllerMetrics) result(r string) {
 		m.errors.Inc()
 	}
 }
+
+type noMetrics struct{}
+
+func (noMetrics) NewReconcileTotal(string, string) workqueue.CounterMetric        { return noop{} }
+func (noMetrics) NewReconcileErrors(string) workqueue.CounterMetric               { return noop{} }
+func (noMetrics) NewTerminalReconcileErrors(string) workqueue.CounterMetric       { return noop{} }
+func (noMetrics) NewReconcilePanics(string) workqueue.CounterMetric               { return noop{} }
+func (noMetrics) NewReconcileTime(string) workqueue.HistogramMetric               { return noop{} }
+func (noMetrics) NewMaxConcurrentReconciles(string) workqueue.SettableGaugeMetric { return noop{} }
+func (noMetrics) NewActiveWorkers(string) workqueue.GaugeMetric                   { return noop{} }
+
+type noop struct{}
+
+func (noop) Inc()            {}
+func (noop) Dec()            {}
+func (noop) Set(float64)     {}
+func (noop) Observe(float64) {}

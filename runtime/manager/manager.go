@@ -97,7 +97,7 @@ func New(opts Options) *Manager {
 		ConstLabels: prometheus.Labels{"name": opts.LeaderElectionID},
 	})
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), m.leading)
-	m.registry.MustRegister(controller.Collectors()...)
+	controller.SetDefaultMetricsProvider(metrics.NewControllerMetricsProvider(m.registry))
 	workqueue.SetDefaultMetricsProvider(metrics.NewWorkqueueMetricsProvider(m.registry))
 	return m
 }

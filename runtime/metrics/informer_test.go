@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,3 +61,25 @@ type slowHandler struct {
 }
 
 func (slowHandler) Name() string { return "slow" }
+
+// The controller metrics carry controller-runtime's names and labels.
+func TestControllerMetricsProviderServesControllerRuntimeNames(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	p := metrics.NewControllerMetricsProvider(reg)
+	p.NewReconcileTotal("c", "success").Inc()
+	p.NewReconcilePanics("c").Inc()
+	if again := metrics.NewControllerMetricsProvider(reg); again == nil {
+		t.Fatal("a second provider on the same registry")
+	}
+	want := `
+# HELP controller_runtime_reconcile_panics_total Total number of reconciliation panics per controller
+# TYPE controller_runtime_reconcile_panics_total counter
+controller_runtime_reconcile_panics_total{controller="c"} 1
+# HELP controller_runtime_reconcile_total Total number of reconciliations per controller
+# TYPE controller_runtime_reconcile_total counter
+controller_runtime_reconcile_total{controller="c",result="success"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), "controller_runtime_reconcile_total", "controller_runtime_reconcile_panics_total"); err != nil {
+		t.Fatal(err)
+	}
+}
