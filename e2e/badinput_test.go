@@ -30,6 +30,7 @@ import (
 	crddemoinformers "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
+	runtimemetrics "github.com/ctrlgen/ctrlgen/runtime/metrics"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"github.com/ctrlgen/ctrlgen/runtime/workqueue"
 )
@@ -204,7 +205,8 @@ func TestBadInputReconcileErrorRetriedWithBackoff(t *testing.T) {
 		base     = 200 * time.Millisecond
 	)
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(controller.Collectors()...)
+	controller.SetDefaultMetricsProvider(runtimemetrics.NewControllerMetricsProvider(reg))
+	defer controller.SetDefaultMetricsProvider(nil)
 	gather := func() metrics {
 		rec := httptest.NewRecorder()
 		promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
