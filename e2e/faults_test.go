@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"net/url"
 	"slices"
 	"sync"
 	"testing"
@@ -134,10 +133,7 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 	writer := kubernetes.NewForConfigOrDie(e.Config())
 	ns := namespace(t, writer)
 
-	apiserver, _ := url.Parse(e.Config().Host)
-	p := startProxy(t, apiserver.Host)
-	readerCfg := e.Config()
-	readerCfg.Host = "https://" + p.Addr()
+	p, readerCfg := proxied(t, e)
 	reader := kubernetes.NewForConfigOrDie(readerCfg)
 	cms := reader.CoreV1().ConfigMaps(ns)
 	lw := &cache.ListWatch[*corev1.ConfigMap]{

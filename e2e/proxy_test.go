@@ -4,8 +4,13 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/url"
 	"sync"
 	"testing"
+
+	"k8s.io/client-go/rest"
+
+	"github.com/ctrlgen/ctrlgen/testenv"
 )
 
 // proxy forwards TCP connections to target. Cut severs every connection
@@ -33,6 +38,17 @@ func startProxy(t *testing.T, target string) *proxy {
 }
 
 func (p *proxy) Addr() string { return p.ln.Addr().String() }
+
+// proxied starts a proxy to e's apiserver and returns it with a client
+// config that goes through it, so a test can cut a reader off.
+func proxied(t *testing.T, e *testenv.Env) (*proxy, *rest.Config) {
+	t.Helper()
+	apiserver, _ := url.Parse(e.Config().Host)
+	p := startProxy(t, apiserver.Host)
+	cfg := e.Config()
+	cfg.Host = "https://" + p.Addr()
+	return p, cfg
+}
 
 func (p *proxy) serve() {
 	for {

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
@@ -31,10 +30,7 @@ func TestRelistAfterWatchCacheRestartReachesTheLatestState(t *testing.T) {
 	writer := kubernetes.NewForConfigOrDie(e.Config())
 	ns := namespace(t, writer)
 
-	apiserver, _ := url.Parse(e.Config().Host)
-	p := startProxy(t, apiserver.Host)
-	readerCfg := e.Config()
-	readerCfg.Host = "https://" + p.Addr()
+	p, readerCfg := proxied(t, e)
 	// Secrets keep the watch cache (only ConfigMaps bypass it here).
 	secrets := kubernetes.NewForConfigOrDie(readerCfg).CoreV1().Secrets(ns)
 	var mu sync.Mutex
