@@ -30,8 +30,8 @@ import (
 	crddemoinformers "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
-	runtimemetrics "github.com/ctrlgen/ctrlgen/runtime/metrics"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
+	runtimemetrics "github.com/ctrlgen/ctrlgen/runtime/metrics"
 	"github.com/ctrlgen/ctrlgen/runtime/workqueue"
 )
 
