@@ -9,6 +9,7 @@ all: build
 
 build:
 	$(GO) build ./...
+	for m in $(RUNTIME_MODULES); do (cd $$m && $(GO) build ./...); done
 
 # The local control plane (etcd, kube-apiserver, kube-controller-manager from
 # k8s.io/kubernetes) as one binary in .cache/bin. Minutes the first time,
@@ -21,9 +22,15 @@ controlplane:
 # module's own tests (its benchmarks are `make bench`).
 test: controlplane verify test-unit test-controlplane test-bench-module
 
+# The runtime's modules (runtime/, runtime/manager/) are nested modules,
+# which ./... in the main module does not reach.
+RUNTIME_MODULES := runtime runtime/manager
+
 test-unit:
 	$(GO) vet ./...
+	for m in $(RUNTIME_MODULES); do (cd $$m && $(GO) vet ./...); done
 	$(GO) test -race -count=1 -timeout 40m ./...
+	for m in $(RUNTIME_MODULES); do (cd $$m && $(GO) test -race -count=1 -timeout 10m ./...); done
 
 test-controlplane:
 	cd controlplane && $(GO) vet ./...

@@ -3,18 +3,22 @@ module github.com/ctrlgen/ctrlgen
 go 1.26.0
 
 require (
+	github.com/ctrlgen/ctrlgen/runtime v0.0.0
+	github.com/ctrlgen/ctrlgen/runtime/manager v0.0.0
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2
 	github.com/prometheus/client_golang v1.24.0
-	github.com/prometheus/client_model v0.6.2
-	go.uber.org/goleak v1.3.0
 	golang.org/x/mod v0.37.0
-	golang.org/x/time v0.15.0
 	golang.org/x/tools v0.47.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
 	k8s.io/klog/v2 v2.140.0
-	k8s.io/utils v0.0.0-20260626114624-be93311217bd
+)
+
+require (
+	github.com/prometheus/client_model v0.6.2 // indirect
+	golang.org/x/time v0.15.0 // indirect
+	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
 )
 
 require (
@@ -41,7 +45,6 @@ require (
 	github.com/google/gnostic-models v0.7.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
-	github.com/kylelemons/godebug v1.1.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.3-0.20250322232337-35a7c28c31ee // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
@@ -64,5 +67,9 @@ require (
 	sigs.k8s.io/json v0.0.0-20250730193827-2d320260d730 // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
-	sigs.k8s.io/yaml v1.6.0 // indirect
+	sigs.k8s.io/yaml v1.6.0
 )
+
+replace github.com/ctrlgen/ctrlgen/runtime => ./runtime
+
+replace github.com/ctrlgen/ctrlgen/runtime/manager => ./runtime/manager

@@ -17,6 +17,8 @@ require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/ctrlgen/ctrlgen/runtime v0.0.0
+	github.com/ctrlgen/ctrlgen/runtime/manager v0.0.0
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
@@ -80,3 +82,7 @@ tool (
 	k8s.io/code-generator/cmd/lister-gen
 	k8s.io/code-generator/cmd/register-gen
 )
+
+replace github.com/ctrlgen/ctrlgen/runtime => ../runtime
+
+replace github.com/ctrlgen/ctrlgen/runtime/manager => ../runtime/manager

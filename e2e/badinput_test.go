@@ -31,7 +31,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
-	runtimemetrics "github.com/ctrlgen/ctrlgen/runtime/metrics"
+	runtimemetrics "github.com/ctrlgen/ctrlgen/runtime/manager/metrics"
 	"github.com/ctrlgen/ctrlgen/runtime/workqueue"
 )
 

@@ -14,9 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/mod/modfile"
-
 	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/internal/testmod"
 )
 
 const module = "example.com/demo"
@@ -134,50 +133,5 @@ func goCmd(t *testing.T, dir string, args ...string) {
 // and takes ctrlgen from this checkout.
 func newModule(t *testing.T, src string) string {
 	t.Helper()
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	repo, err := modfile.Parse("go.mod", data, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod := &modfile.File{}
-	for _, err := range []error{
-		mod.AddModuleStmt(module),
-		mod.AddGoStmt(repo.Go.Version),
-		mod.AddRequire("github.com/ctrlgen/ctrlgen", "v0.0.0"),
-		mod.AddReplace("github.com/ctrlgen/ctrlgen", "", root, ""),
-	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, r := range repo.Require {
-		if err := mod.AddRequire(r.Mod.Path, r.Mod.Version); err != nil {
-			t.Fatal(err)
-		}
-	}
-	out, err := mod.Format()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range map[string][]byte{"go.mod": out, "go.sum": sum} {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testmod.New(t, src, module)
 }

@@ -1,7 +1,7 @@
 // Package testmod makes throwaway Go modules for tests: a copy of a tree,
 // with a go.mod that requires what ctrlgen requires and replaces ctrlgen
-// with this checkout, so that it resolves and builds from the module cache
-// alone.
+// and its runtime modules with this checkout, so that it resolves and
+// builds from the module cache alone.
 package testmod
 
 import (
@@ -47,7 +47,12 @@ func New(t testing.TB, src, path string, requires ...string) string {
 	for _, r := range requires {
 		mod.WriteString("\t" + r + "\n")
 	}
-	mod.WriteString(")\n\nreplace github.com/ctrlgen/ctrlgen => " + root + "\n")
+	mod.WriteString(")\n")
+	for _, r := range repo.Replace {
+		// The runtime's modules, at ./runtime and below.
+		mod.WriteString("\nreplace " + r.Old.Path + " => " + filepath.Join(root, r.New.Path) + "\n")
+	}
+	mod.WriteString("\nreplace github.com/ctrlgen/ctrlgen => " + root + "\n")
 	Write(t, filepath.Join(dir, "go.mod"), []byte(mod.String()))
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // MetricsProvider makes the metrics of a controller, each called once per
-// controller name with that name. runtime/metrics' provider serves them
+// controller name with that name. runtime/manager/metrics' provider serves them
 // under controller-runtime's names, so dashboards built for it work
 // unchanged; the manager sets it. Keeping Prometheus out of this package
 // keeps it out of the module graph of code that only runs controllers.

@@ -252,8 +252,11 @@ func WriteModule(dir string, in *Input) error {
 	}
 	sums := []string{filepath.Join(RepoDir, "go.sum"), filepath.Join(BenchDir, "go.sum")}
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-		if _, err := GoCmd(dir, nil, "mod", "edit", "-require=github.com/ctrlgen/ctrlgen@v0.0.0",
-			"-replace=github.com/ctrlgen/ctrlgen="+RepoDir); err != nil {
+		args := []string{"mod", "edit", "-require=github.com/ctrlgen/ctrlgen@v0.0.0", "-replace=github.com/ctrlgen/ctrlgen=" + RepoDir}
+		for _, m := range runtimeModules {
+			args = append(args, "-require="+m+"@v0.0.0", "-replace="+m+"="+runtimeDir(m))
+		}
+		if _, err := GoCmd(dir, nil, args...); err != nil {
 			return err
 		}
 		sums = append(sums, filepath.Join(dir, "go.sum"))
@@ -277,6 +280,15 @@ func WriteModule(dir string, in *Input) error {
 // writeGoMod writes a go.mod for module requiring ctrlgen, replaced by
 // this checkout, and k8s.io/{api,apimachinery,client-go} at the versions
 // ctrlgen's go.mod requires.
+// runtimeModules are the modules of ctrlgen's runtime, at their directory
+// under the repository, which generated code imports.
+var runtimeModules = []string{"github.com/ctrlgen/ctrlgen/runtime", "github.com/ctrlgen/ctrlgen/runtime/manager"}
+
+// runtimeDir is the directory of the runtime module m.
+func runtimeDir(m string) string {
+	return filepath.Join(RepoDir, strings.TrimPrefix(m, "github.com/ctrlgen/ctrlgen/"))
+}
+
 func writeGoMod(dir, module string) error {
 	out, err := GoCmd(RepoDir, nil, "mod", "edit", "-json")
 	if err != nil {
@@ -291,6 +303,9 @@ func writeGoMod(dir, module string) error {
 	}
 	var gomod strings.Builder
 	fmt.Fprintf(&gomod, "module %s\n\ngo %s\n\nrequire (\n\tgithub.com/ctrlgen/ctrlgen v0.0.0\n", module, mod.Go)
+	for _, m := range runtimeModules {
+		fmt.Fprintf(&gomod, "\t%s v0.0.0\n", m)
+	}
 	for _, r := range mod.Require {
 		switch r.Path {
 		case "k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go":
@@ -298,6 +313,9 @@ func writeGoMod(dir, module string) error {
 		}
 	}
 	fmt.Fprintf(&gomod, ")\n\nreplace github.com/ctrlgen/ctrlgen => %s\n", RepoDir)
+	for _, m := range runtimeModules {
+		fmt.Fprintf(&gomod, "\nreplace %s => %s\n", m, runtimeDir(m))
+	}
 	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod.String()), 0o644)
 }
 

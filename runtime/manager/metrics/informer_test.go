@@ -14,7 +14,7 @@ import (
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/cache/cachetest"
-	"github.com/ctrlgen/ctrlgen/runtime/metrics"
+	"github.com/ctrlgen/ctrlgen/runtime/manager/metrics"
 )
 
 func TestInformerCollectorReportsObjectsSyncAndHandlerBacklog(t *testing.T) {
