@@ -1258,3 +1258,37 @@ func TestClientGoScenarioShutdownLeavesNoGoroutines(t *testing.T) {
 		})
 	}
 }
+
+// shared_informer_test.go TestIndexer: an index added to a running
+// informer indexes the cached objects at once and follows later ones; a
+// stopped informer refuses it with client-go's error.
+func TestClientGoScenarioAddIndexersWhileRunning(t *testing.T) {
+	s := newServer()
+	create(s, labelled("ns", "a", "x", "y"))
+	inf, cancel := startInformer(t, s, cache.SharedIndexInformerOptions{Indexers: clientcache.Indexers{"labels": byLabelKey}}, nil)
+	var sii clientcache.SharedIndexInformer = inf
+	waitSynced(t, sii)
+	if err := sii.AddIndexers(clientcache.Indexers{"labels-again": byLabelKey}); err != nil {
+		t.Fatalf("AddIndexers on a running informer: %v", err)
+	}
+	if objs, err := sii.GetIndexer().ByIndex("labels-again", "x"); err != nil || !slices.Equal(namesOf(objs), []string{"a"}) {
+		t.Fatalf("ByIndex(labels-again, x) right after AddIndexers = %v, %v", namesOf(objs), err)
+	}
+	create(s, labelled("ns", "b", "x"))
+	eventually(t, "b indexed", func() bool {
+		objs, _ := sii.GetIndexer().ByIndex("labels-again", "x")
+		return slices.Equal(namesOf(objs), []string{"a", "b"})
+	})
+	if got := sorted(sii.GetIndexer().ListIndexFuncValues("labels-again")); !slices.Equal(got, []string{"x", "y"}) {
+		t.Fatalf("values = %v", got)
+	}
+	if err := sii.AddIndexers(clientcache.Indexers{"labels": byLabelKey}); err == nil {
+		t.Fatal("a taken index name accepted while running")
+	}
+	cancel()
+	eventually(t, "stopped", sii.IsStopped)
+	err := sii.AddIndexers(clientcache.Indexers{"late": byLabelKey})
+	if err == nil || err.Error() != "indexer was not added because it has stopped already" {
+		t.Fatalf("AddIndexers on a stopped informer: %v", err)
+	}
+}

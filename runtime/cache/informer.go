@@ -295,11 +295,13 @@ func (c informerController[T]) LastSyncResourceVersion() string {
 	return c.s.LastSyncResourceVersion()
 }
 
+// AddIndexers adds indexes, as client-go's, before Run or while it runs:
+// the cached objects are indexed at once. Only a stopped informer refuses.
 func (s *sharedIndexInformer[T]) AddIndexers(indexers clientcache.Indexers) error {
 	s.lock.Lock()
 	defer s.lock.Unlock()
-	if s.started {
-		return errStarted
+	if s.stopped {
+		return errors.New("indexer was not added because it has stopped already")
 	}
 	return s.indexer.AddIndexers(indexers)
 }
