@@ -1292,3 +1292,88 @@ func TestClientGoScenarioAddIndexersWhileRunning(t *testing.T) {
 		t.Fatalf("AddIndexers on a stopped informer: %v", err)
 	}
 }
+
+// shared_informer_test.go TestRemoveEventHandler_SynchronousShutdown and
+// TestShutDownEventHandler_Lifecycles: client-go's ShutDownEventHandler
+// removes a handler and returns once it is no longer running, so that
+// what the handler uses can be released; it works on an informer never
+// started, on a handler added after the sync and on one added before Run.
+func TestClientGoScenarioShutDownEventHandler(t *testing.T) {
+	t.Run("waits for a running callback", func(t *testing.T) {
+		s := newServer()
+		inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, nil)
+		waitSynced(t, inf)
+		started, release := make(chan struct{}), make(chan struct{})
+		var returned atomic.Bool
+		var once sync.Once
+		reg, err := inf.AddEventHandler(clientcache.ResourceEventHandlerFuncs{AddFunc: func(any) {
+			once.Do(func() {
+				close(started)
+				<-release
+				returned.Store(true)
+			})
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		create(s, cm("ns", "a", ""))
+		<-started
+		close(release)
+		if err := clientcache.ShutDownEventHandler(inf, reg); err != nil {
+			t.Fatal(err)
+		}
+		if !returned.Load() {
+			t.Fatal("ShutDownEventHandler returned while the callback still ran")
+		}
+		// Idempotent, as RemoveEventHandler.
+		if err := clientcache.ShutDownEventHandler(inf, reg); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, tc := range []struct {
+		name        string
+		run, before bool
+	}{{"informer never started", false, true}, {"added after the sync", true, false}, {"added before Run", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer()
+			create(s, cm("ns", "a", ""))
+			inf := cache.NewSharedIndexInformer[*corev1.ConfigMap](s.ListerWatcher(), 0, nil)
+			h := clientcache.ResourceEventHandlerFuncs{AddFunc: func(any) {}}
+			var reg clientcache.ResourceEventHandlerRegistration
+			var err error
+			if tc.before {
+				if reg, err = inf.AddEventHandler(h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.run {
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					inf.RunWithContext(ctx)
+				}()
+				defer func() {
+					cancel()
+					<-done
+				}()
+				waitSynced(t, inf)
+			}
+			if !tc.before {
+				if reg, err = inf.AddEventHandler(h); err != nil {
+					t.Fatal(err)
+				}
+			}
+			shut := make(chan error, 1)
+			go func() { shut <- clientcache.ShutDownEventHandler(inf, reg) }()
+			select {
+			case err := <-shut:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("ShutDownEventHandler never returned")
+			}
+		})
+	}
+}

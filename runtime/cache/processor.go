@@ -78,6 +78,9 @@ func (p *sharedProcessor[T]) removeListener(l *processorListener[T]) bool {
 	p.syncing, _ = without(p.syncing, l)
 	if found {
 		l.stop()
+		if !p.started {
+			close(l.finished) // it never ran, and now never will
+		}
 	}
 	return found
 }
@@ -209,6 +212,9 @@ type processorListener[T any] struct {
 	waiting        bool
 	stopped        bool
 	wake           chan struct{}
+	// finished is closed once the handler will not be called again: when
+	// the goroutine ends, or at removal if it never started.
+	finished chan struct{}
 
 	resyncPeriod time.Duration
 	nextResync   time.Time
@@ -221,6 +227,7 @@ func newProcessorListener[T any](h handler[T], name string, resync time.Duration
 		upstream:     upstream,
 		synced:       make(chan struct{}),
 		wake:         make(chan struct{}, 1),
+		finished:     make(chan struct{}),
 		resyncPeriod: resync,
 		nextResync:   time.Now().Add(resync),
 	}
@@ -248,6 +255,7 @@ func (l *processorListener[T]) add(n notification[T]) {
 }
 
 func (l *processorListener[T]) run() {
+	defer close(l.finished)
 	var batch []notification[T]
 	upstream := l.upstream
 	for {
@@ -347,6 +355,10 @@ func (l *processorListener[T]) Backlog() int {
 	defer l.lock.Unlock()
 	return len(l.buf) + l.inBatch
 }
+
+// ShutdownChan is closed once the handler is no longer called, so that
+// client-go's ShutDownEventHandler can wait for it after removing it.
+func (l *processorListener[T]) ShutdownChan() <-chan struct{} { return l.finished }
 
 // Name is the handler's name.
 func (l *processorListener[T]) Name() string { return l.name }
