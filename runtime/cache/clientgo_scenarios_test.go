@@ -23,6 +23,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientcache "k8s.io/client-go/tools/cache"
 
 	"go.uber.org/goleak"
@@ -1375,5 +1376,52 @@ func TestClientGoScenarioShutDownEventHandler(t *testing.T) {
 				t.Fatal("ShutDownEventHandler never returned")
 			}
 		})
+	}
+}
+
+// shared_informer_test.go TestEventPanics: when the process is set not to
+// crash on panics (utilruntime.ReallyCrash false), a handler that panics
+// has the panic handled and logged, loses that one notification, and is
+// told the later ones; the other handlers are not disturbed.
+func TestClientGoScenarioPanickingHandlerKeepsReceiving(t *testing.T) {
+	oldCrash, oldHandlers := utilruntime.ReallyCrash, utilruntime.PanicHandlers
+	t.Cleanup(func() { utilruntime.ReallyCrash, utilruntime.PanicHandlers = oldCrash, oldHandlers })
+	utilruntime.ReallyCrash = false
+	panics := make(chan any, 10)
+	utilruntime.PanicHandlers = append(slices.Clone(oldHandlers), func(_ context.Context, r any) { panics <- r })
+
+	s := newServer()
+	panicking, calm := newRecorder(t), newRecorder(t)
+	h := panicking.untyped().(clientcache.ResourceEventHandlerDetailedFuncs)
+	record := h.AddFunc
+	h.AddFunc = func(obj any, initial bool) {
+		if obj.(*corev1.ConfigMap).Name == "boom" {
+			panic("fake panic")
+		}
+		record(obj, initial)
+	}
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+		if _, err := inf.AddEventHandler(h); err != nil {
+			t.Fatal(err)
+		}
+		handlerKinds[1].add(t, inf, calm)
+	})
+	waitSynced(t, inf)
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	for _, n := range []string{"a", "boom", "c"} {
+		create(s, cm("ns", n, ""))
+	}
+	eventually(t, "calm handler", func() bool { return len(calm.snapshot()) == 3 })
+	select {
+	case r := <-panics:
+		if r != "fake panic" {
+			t.Fatalf("panic handler got %v", r)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the handler's panic was not handled")
+	}
+	eventually(t, "after the panic", func() bool { return len(panicking.snapshot()) == 2 })
+	if got := kinds(panicking.snapshot()); !slices.Equal(got, []string{"add:a", "add:c"}) {
+		t.Fatalf("panicking handler saw %v, want [add:a add:c]", got)
 	}
 }

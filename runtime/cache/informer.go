@@ -237,7 +237,11 @@ func (s *sharedIndexInformer[T]) addHandler(h handler[T], named any, o clientcac
 		name = n.Name()
 	}
 	s.handlers++
-	l := newProcessorListener(h, name, resync, s.fifo.Synced())
+	logger := klog.Background()
+	if o.Logger != nil {
+		logger = *o.Logger
+	}
+	l := newProcessorListener(h, name, logger, resync, s.fifo.Synced())
 	if !s.started {
 		s.processor.addListener(l)
 		return l, nil
