@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientcache "k8s.io/client-go/tools/cache"
+	clocktesting "k8s.io/utils/clock/testing"
 
 	"go.uber.org/goleak"
 
@@ -1423,5 +1424,239 @@ func TestClientGoScenarioPanickingHandlerKeepsReceiving(t *testing.T) {
 	eventually(t, "after the panic", func() bool { return len(panicking.snapshot()) == 2 })
 	if got := kinds(panicking.snapshot()); !slices.Equal(got, []string{"add:a", "add:c"}) {
 		t.Fatalf("panicking handler saw %v, want [add:a add:c]", got)
+	}
+}
+
+// resyncClock is a fake clock for the resync scenarios. The informer times
+// its resync checks with its Reflector's clock, arming one timer at a time,
+// so that with no backoff under way the clock has one waiter: the next
+// check.
+type resyncClock struct {
+	t *testing.T
+	*clocktesting.FakeClock
+}
+
+func newResyncClock(t *testing.T) *resyncClock {
+	return &resyncClock{t, clocktesting.NewFakeClock(time.Unix(1_000_000, 0))}
+}
+
+// advance moves the clock by d and, when that made a resync check, waits
+// until the check is done: the Sync deltas it queued precede whatever is
+// queued after advance returns.
+func (c *resyncClock) advance(d time.Duration) {
+	c.t.Helper()
+	c.Step(d)
+	if c.Waiters() == 0 {
+		eventually(c.t, "the resync check", func() bool { return c.Waiters() == 1 })
+	}
+}
+
+// armed waits for the first resync check to be armed.
+func (c *resyncClock) armed() {
+	c.t.Helper()
+	eventually(c.t, "resync timer", func() bool { return c.Waiters() == 1 })
+}
+
+// resyncs returns the names told as resyncs (updates that keep the
+// resourceVersion) to r, in order.
+func resyncs(r *recorder) []string {
+	var out []string
+	for _, e := range r.snapshot() {
+		if e.kind == "update" && e.old.ResourceVersion == e.obj.ResourceVersion {
+			out = append(out, e.obj.Name)
+		}
+	}
+	return out
+}
+
+func startWithClock(t *testing.T, s *server, c *resyncClock, resync time.Duration, setup func(informer)) informer {
+	t.Helper()
+	opts := cache.SharedIndexInformerOptions{ResyncPeriod: resync}
+	opts.Reflector.Clock = c
+	inf, _ := startInformer(t, s, opts, setup)
+	waitSynced(t, inf)
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	return inf
+}
+
+// shared_informer_test.go TestListenerResyncPeriods: each handler is
+// resynced on its own period: never, every 2s, every 3s, on an informer
+// whose default is 1s.
+func TestClientGoScenarioResyncPeriodsPerHandler(t *testing.T) {
+	s := newServer()
+	create(s, cm("ns", "pod1", ""))
+	create(s, cm("ns", "pod2", ""))
+	c := newResyncClock(t)
+	l1, l2, l3 := newRecorder(t), newRecorder(t), newRecorder(t)
+	startWithClock(t, s, c, time.Second, func(inf informer) {
+		for r, p := range map[*recorder]time.Duration{l1: 0, l2: 2 * time.Second, l3: 3 * time.Second} {
+			if _, err := inf.AddEventHandlerWithResyncPeriod(r.untyped(), p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	c.armed()
+	c.advance(time.Second)
+	barrier(t, s, "b1", l1, l2, l3)
+	for i, r := range []*recorder{l1, l2, l3} {
+		if got := resyncs(r); len(got) != 0 {
+			t.Fatalf("listener%d resynced at 1s: %v", i+1, got)
+		}
+	}
+	c.advance(time.Second)
+	barrier(t, s, "b2", l1, l2, l3)
+	if got := sorted(resyncs(l2)); !slices.Equal(got, []string{"b1", "pod1", "pod2"}) {
+		t.Fatalf("listener2 at 2s resynced %v, want every object", got)
+	}
+	if len(resyncs(l1))+len(resyncs(l3)) != 0 {
+		t.Fatalf("listeners 1 and 3 resynced at 2s: %v, %v", resyncs(l1), resyncs(l3))
+	}
+	c.advance(time.Second)
+	barrier(t, s, "b3", l1, l2, l3)
+	if got := sorted(resyncs(l3)); !slices.Equal(got, []string{"b1", "b2", "pod1", "pod2"}) {
+		t.Fatalf("listener3 at 3s resynced %v, want every object", got)
+	}
+	if n := len(resyncs(l2)); n != 3 || len(resyncs(l1)) != 0 {
+		t.Fatalf("at 3s listener2 resynced again (%d) or listener1 did (%v)", n, resyncs(l1))
+	}
+}
+
+// shared_informer_test.go TestResyncCheckPeriod: handlers added before
+// Run lower the informer's check period to the shortest period asked for,
+// and each handler keeps its own period.
+func TestClientGoScenarioResyncCheckPeriodFollowsHandlers(t *testing.T) {
+	s := newServer()
+	create(s, cm("ns", "a", ""))
+	c := newResyncClock(t)
+	periods := []time.Duration{0, time.Minute, 55 * time.Second, 5 * time.Second}
+	recs := make([]*recorder, len(periods))
+	startWithClock(t, s, c, 12*time.Hour, func(inf informer) {
+		for i, p := range periods {
+			recs[i] = newRecorder(t)
+			if _, err := inf.AddEventHandlerWithResyncPeriod(recs[i].untyped(), p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	c.armed()
+	// count returns how many times each handler has resynced a.
+	count := func() []int {
+		out := make([]int, len(recs))
+		for i, r := range recs {
+			for _, n := range resyncs(r) {
+				if n == "a" {
+					out[i]++
+				}
+			}
+		}
+		return out
+	}
+	for _, step := range []struct {
+		by   time.Duration
+		want []int
+	}{
+		{5 * time.Second, []int{0, 0, 0, 1}},  // 5s: the 5s handler only
+		{50 * time.Second, []int{0, 0, 1, 2}}, // 55s
+		{5 * time.Second, []int{0, 1, 1, 3}},  // 60s
+		{5 * time.Second, []int{0, 1, 1, 4}},  // 65s
+	} {
+		c.advance(step.by)
+		barrier(t, s, fmt.Sprint("b", c.Now().Unix()), recs...)
+		if got := count(); !slices.Equal(got, step.want) {
+			t.Fatalf("after %v resyncs of handlers with periods %v: %v, want %v", step.by, periods, got, step.want)
+		}
+	}
+}
+
+// client-go raises a handler's resync period below one second to one
+// second, and an informer whose default resync period is zero does no
+// resyncs at all, whatever its handlers ask for.
+func TestClientGoScenarioResyncLimits(t *testing.T) {
+	t.Run("at least a second", func(t *testing.T) {
+		s := newServer()
+		create(s, cm("ns", "a", ""))
+		c := newResyncClock(t)
+		r := newRecorder(t)
+		startWithClock(t, s, c, time.Second, func(inf informer) {
+			if _, err := inf.AddEventHandlerWithResyncPeriod(r.untyped(), 100*time.Millisecond); err != nil {
+				t.Fatal(err)
+			}
+		})
+		c.armed()
+		c.advance(100 * time.Millisecond)
+		barrier(t, s, "b1", r)
+		if got := resyncs(r); len(got) != 0 {
+			t.Fatalf("a handler asking for 100ms was resynced after 100ms: %v", got)
+		}
+		c.advance(900 * time.Millisecond)
+		barrier(t, s, "b2", r)
+		if got := sorted(resyncs(r)); !slices.Equal(got, []string{"a", "b1"}) {
+			t.Fatalf("after a second the handler resynced %v", got)
+		}
+	})
+	t.Run("none on an informer without a default", func(t *testing.T) {
+		s := newServer()
+		create(s, cm("ns", "a", ""))
+		c := newResyncClock(t)
+		r := newRecorder(t)
+		startWithClock(t, s, c, 0, func(inf informer) {
+			if _, err := inf.AddEventHandlerWithResyncPeriod(r.untyped(), time.Second); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n := c.Waiters(); n != 0 {
+			t.Fatalf("an informer without a resync period armed %d resync timers", n)
+		}
+		c.Step(time.Hour)
+		barrier(t, s, "b", r)
+		if got := resyncs(r); len(got) != 0 {
+			t.Fatalf("resynced %v", got)
+		}
+	})
+}
+
+// shared_informer_test.go TestSharedInformerWatchDisruption: once a resync
+// check has run, an object a relist finds unchanged is told only to the
+// handlers that resync, as a resync; what changed is told to every handler.
+func TestClientGoScenarioRelistAfterResyncCheck(t *testing.T) {
+	s := newServer()
+	create(s, cm("ns", "pod1", "1"))
+	create(s, cm("ns", "pod2", "1"))
+	c := newResyncClock(t)
+	quiet, resyncing := newRecorder(t), newRecorder(t)
+	startWithClock(t, s, c, time.Second, func(inf informer) {
+		inf.AddEventHandlerWithResyncPeriod(quiet.untyped(), 0)
+		inf.AddEventHandlerWithResyncPeriod(resyncing.untyped(), time.Second)
+	})
+	c.armed()
+	c.advance(time.Second)
+	eventually(t, "first resync", func() bool { return len(resyncs(resyncing)) == 2 })
+	quietBefore, resyncingBefore := len(quiet.snapshot()), len(resyncing.snapshot())
+
+	s.Detached(func() {
+		create(s, cm("ns", "pod3", "1"))
+		update(s, "ns", "pod2", "2")
+	})
+	relist(s)
+	// The reflector backs off on the fake clock before it relists.
+	eventually(t, "relist", func() bool {
+		if c.Waiters() > 1 {
+			c.Step(10 * time.Millisecond)
+		}
+		for _, e := range quiet.snapshot() {
+			if e.obj.Name == "pod3" {
+				return true
+			}
+		}
+		return false
+	})
+	barrier(t, s, "pod4", quiet, resyncing)
+	got := kinds(without(quiet.snapshot()[quietBefore:], "pod4"))
+	if !slices.Equal(sorted(got), []string{"add:pod3", "update:pod2"}) {
+		t.Errorf("the handler without resync was told %v after the relist, want [update:pod2 add:pod3]", got)
+	}
+	got = kinds(without(resyncing.snapshot()[resyncingBefore:], "pod4"))
+	if !slices.Equal(sorted(got), []string{"add:pod3", "update:pod1", "update:pod2"}) {
+		t.Errorf("the resyncing handler was told %v after the relist, want pod1's resync too", got)
 	}
 }

@@ -227,7 +227,7 @@ type processorListener[T any] struct {
 	nextResync   time.Time
 }
 
-func newProcessorListener[T any](h handler[T], name string, logger klog.Logger, resync time.Duration, upstream <-chan struct{}) *processorListener[T] {
+func newProcessorListener[T any](h handler[T], name string, logger klog.Logger, resync time.Duration, now time.Time, upstream <-chan struct{}) *processorListener[T] {
 	return &processorListener[T]{
 		handler:      h,
 		name:         name,
@@ -238,7 +238,7 @@ func newProcessorListener[T any](h handler[T], name string, logger klog.Logger, 
 		wake:         make(chan struct{}, 1),
 		finished:     make(chan struct{}),
 		resyncPeriod: resync,
-		nextResync:   time.Now().Add(resync),
+		nextResync:   now.Add(resync),
 	}
 }
 
