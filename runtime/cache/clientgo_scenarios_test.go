@@ -1660,3 +1660,73 @@ func TestClientGoScenarioRelistAfterResyncCheck(t *testing.T) {
 		t.Errorf("the resyncing handler was told %v after the relist, want pod1's resync too", got)
 	}
 }
+
+func atRV(name, rv string) *corev1.ConfigMap {
+	c := cm("ns", name, "")
+	c.ResourceVersion = rv
+	return c
+}
+
+// thread_safe_store_test.go TestThreadSafeStoreRV, through cache.Store:
+// the store's last resourceVersion is that of the last object written,
+// added, updated or deleted with its state, or of the last Replace or
+// Bookmark; a delete by tombstone leaves it.
+func TestClientGoScenarioStoreResourceVersion(t *testing.T) {
+	var store clientcache.Store = cache.NewIndexer[*corev1.ConfigMap](nil)
+	check := func(what, want string) {
+		t.Helper()
+		if got := store.LastStoreSyncResourceVersion(); got != want {
+			t.Errorf("after %s: LastStoreSyncResourceVersion = %q, want %q", what, got, want)
+		}
+	}
+	check("nothing", "")
+	store.Add(atRV("a", "10"))
+	check("Add at 10", "10")
+	store.Add(atRV("b", "10"))
+	check("another Add at 10", "10")
+	store.Update(atRV("c", "20"))
+	check("Update at 20", "20")
+	store.Delete(atRV("c", "30"))
+	check("Delete at 30", "30")
+	store.Delete(clientcache.DeletedFinalStateUnknown{Key: "ns/b", Obj: atRV("b", "10")})
+	check("a tombstone's Delete", "30")
+	store.Add(atRV("d", "40"))
+	check("Add at 40", "40")
+	store.Replace([]any{atRV("e", "41"), atRV("f", "45")}, "50")
+	check("Replace at 50", "50")
+	store.Bookmark("60")
+	check("Bookmark at 60", "60")
+}
+
+// The store of a running informer, as client-go's: at the list's
+// resourceVersion once synced, then at that of each change it applies,
+// and at the relist's after a relist.
+func TestClientGoScenarioInformerStoreResourceVersion(t *testing.T) {
+	s := newServer()
+	create(s, cm("ns", "a", ""))
+	create(s, cm("ns", "b", ""))
+	marker := create(s, cm("ns", "c", "")) // the list's resourceVersion is the last write's
+	rec := newRecorder(t)
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) { handlerKinds[0].add(t, inf, rec) })
+	waitSynced(t, inf)
+	store := inf.GetStore()
+	if got := store.LastStoreSyncResourceVersion(); got != marker.ResourceVersion {
+		t.Fatalf("synced store at %q, want the list's %q", got, marker.ResourceVersion)
+	}
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	u := update(s, "ns", "a", "2")
+	eventually(t, "update applied", func() bool { return store.LastStoreSyncResourceVersion() == u.ResourceVersion })
+	d := del(s, "ns", "b")
+	eventually(t, "delete applied", func() bool { return store.LastStoreSyncResourceVersion() == d.ResourceVersion })
+
+	var last *corev1.ConfigMap
+	s.Detached(func() {
+		del(s, "ns", "c")
+		last = create(s, cm("ns", "d", ""))
+	})
+	relist(s)
+	eventually(t, "relist applied", func() bool { return store.LastStoreSyncResourceVersion() == last.ResourceVersion })
+	if _, ok, _ := store.GetByKey("ns/c"); ok {
+		t.Fatal("the store is at the relist's version but still holds what it dropped")
+	}
+}

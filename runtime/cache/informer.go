@@ -69,6 +69,7 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 	}
 	_ = s.indexer.AddIndexers(opts.Indexers) // a map names each index once
 	s.fifo = NewDeltaFIFO[T](s.indexer, nil)
+	s.fifo.replaced = s.indexer.Bookmark
 	return s
 }
 
@@ -165,7 +166,11 @@ func (s *sharedIndexInformer[T]) handleDeltas(key ObjectName, deltas Deltas[T], 
 	for _, d := range deltas {
 		switch d.Type {
 		case Deleted:
-			s.indexer.remove(key)
+			if d.FinalStateUnknown {
+				s.indexer.remove(key)
+			} else {
+				s.indexer.removeSeen(key, d.Object.GetResourceVersion())
+			}
 			s.processor.distribute(notification[T]{kind: deleteNotification, new: d.Object, flag: d.FinalStateUnknown}, false)
 		default:
 			old, existed := s.indexer.swap(d.Object)

@@ -42,7 +42,9 @@ type threadSafeMap[T Object] struct {
 	count    int
 	indexers clientcache.Indexers
 	indices  map[string]index
-	// rv is the resourceVersion of the last Replace or Bookmark.
+	// rv is the resourceVersion the store last saw, as client-go's: that of
+	// the last object written (a tombstone's delete aside), Replace or
+	// Bookmark.
 	rv string
 }
 
@@ -100,7 +102,15 @@ func (m *threadSafeMap[T]) Delete(obj any) error {
 	if err != nil {
 		return err
 	}
-	m.remove(key)
+	if _, tombstone := obj.(clientcache.DeletedFinalStateUnknown); tombstone {
+		m.remove(key)
+		return nil
+	}
+	rv := ""
+	if o, err := meta.Accessor(obj); err == nil {
+		rv = o.GetResourceVersion()
+	}
+	m.removeSeen(key, rv)
 	return nil
 }
 
@@ -494,7 +504,16 @@ func boxed[T any](objs []T) []any {
 func (m *threadSafeMap[T]) swap(obj T) (old T, existed bool) {
 	m.lock.Lock()
 	defer m.lock.Unlock()
+	m.rv = obj.GetResourceVersion()
 	return m.putLocked(obj)
+}
+
+// removeSeen deletes key, whose deletion happened at resourceVersion rv.
+func (m *threadSafeMap[T]) removeSeen(key ObjectName, rv string) {
+	m.lock.Lock()
+	defer m.lock.Unlock()
+	m.rv = rv
+	m.deleteLocked(key)
 }
 
 // remove deletes key and returns the object it held.
