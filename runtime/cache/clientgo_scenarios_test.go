@@ -1730,3 +1730,45 @@ func TestClientGoScenarioInformerStoreResourceVersion(t *testing.T) {
 		t.Fatal("the store is at the relist's version but still holds what it dropped")
 	}
 }
+
+// A transform may rename what it caches, as TestSharedInformerTransformer's
+// does; the cache is keyed by the transformed object, so a relist that
+// finds the same objects tells updates, not deletes and adds.
+func TestClientGoScenarioRenamingTransformSurvivesRelist(t *testing.T) {
+	s := newServer()
+	create(s, cm("ns", "pod1", ""))
+	create(s, cm("ns", "pod2", ""))
+	rec := newRecorder(t)
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+		if err := inf.SetTransform(func(o any) (any, error) {
+			c := o.(*corev1.ConfigMap).DeepCopy()
+			c.Name = strings.ToUpper(c.Name)
+			return c, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		handlerKinds[0].add(t, inf, rec)
+	})
+	waitSynced(t, inf)
+	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+	s.Detached(func() { update(s, "ns", "pod2", "2") })
+	relist(s)
+	create(s, cm("ns", "zz", ""))
+	eventually(t, "barrier", func() bool {
+		for _, e := range rec.snapshot() {
+			if e.obj.Name == "ZZ" {
+				return true
+			}
+		}
+		return false
+	})
+	got := sorted(kinds(without(rec.snapshot()[2:], "ZZ")))
+	if !slices.Equal(got, []string{"update:POD1", "update:POD2"}) {
+		t.Fatalf("after a relist: %v, want an update of each object", got)
+	}
+	if keys := sorted(inf.GetStore().ListKeys()); !slices.Equal(keys, []string{"ns/POD1", "ns/POD2", "ns/ZZ"}) {
+		t.Fatalf("cache keys %v", keys)
+	}
+	del(s, "ns", "pod1")
+	eventually(t, "delete", func() bool { _, ok, _ := inf.GetStore().GetByKey("ns/POD1"); return !ok })
+}

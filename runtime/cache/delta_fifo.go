@@ -134,7 +134,8 @@ func (f *DeltaFIFO[T]) queueFromServer(t DeltaType, obj T) error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 	f.populated = true
-	f.queueLocked(MetaObjectName(obj), Delta[T]{Type: t, Object: f.transformed(obj)})
+	obj = f.transformed(obj) // first: a transform may rename what is cached
+	f.queueLocked(MetaObjectName(obj), Delta[T]{Type: t, Object: obj})
 	f.noteSyncedLocked()
 	return nil
 }
@@ -147,6 +148,7 @@ func (f *DeltaFIFO[T]) Delete(obj T) error {
 	defer f.lock.Unlock()
 	f.populated = true
 	defer f.noteSyncedLocked()
+	obj = f.transformed(obj)
 	key := MetaObjectName(obj)
 	if _, queued := f.items[key]; !queued {
 		// Neither queued nor known: a relist has reported it already.
@@ -157,7 +159,7 @@ func (f *DeltaFIFO[T]) Delete(obj T) error {
 			return nil
 		}
 	}
-	f.queueLocked(key, Delta[T]{Type: Deleted, Object: f.transformed(obj)})
+	f.queueLocked(key, Delta[T]{Type: Deleted, Object: obj})
 	return nil
 }
 
@@ -174,7 +176,8 @@ func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 	// vanished or changed UID, and the list needs no key set.
 	if len(f.items) == 0 && f.knownLen() == 0 {
 		for _, obj := range list {
-			f.queueLocked(MetaObjectName(obj), Delta[T]{Type: Replaced, Object: f.transformed(obj)})
+			obj = f.transformed(obj)
+			f.queueLocked(MetaObjectName(obj), Delta[T]{Type: Replaced, Object: obj})
 		}
 		f.markPopulatedLocked(resourceVersion)
 		return nil
@@ -182,9 +185,9 @@ func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 
 	inList := make(map[ObjectName]struct{}, len(list))
 	for _, obj := range list {
+		obj = f.transformed(obj)
 		key := MetaObjectName(obj)
 		inList[key] = struct{}{}
-		obj = f.transformed(obj)
 		if old, ok := f.lastKnownLocked(key); ok && old.GetUID() != obj.GetUID() && old.GetUID() != "" && obj.GetUID() != "" {
 			f.queueLocked(key, Delta[T]{Type: Deleted, Object: old, FinalStateUnknown: true})
 		}
