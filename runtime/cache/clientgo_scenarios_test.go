@@ -1772,3 +1772,21 @@ func TestClientGoScenarioRenamingTransformSurvivesRelist(t *testing.T) {
 	del(s, "ns", "pod1")
 	eventually(t, "delete", func() bool { _, ok, _ := inf.GetStore().GetByKey("ns/POD1"); return !ok })
 }
+
+// store_test.go TestKeyError: what has no key is refused with client-go's
+// KeyError, which wraps the cause.
+func TestClientGoScenarioKeyErrors(t *testing.T) {
+	var store clientcache.Store = cache.NewIndexer[*corev1.ConfigMap](nil)
+	for name, call := range map[string]func() error{
+		"Add":    func() error { return store.Add(42) },
+		"Update": func() error { return store.Update("x") },
+		"Delete": func() error { return store.Delete(42) },
+		"Get":    func() error { _, _, err := store.Get(42); return err },
+	} {
+		err := call()
+		var keyErr clientcache.KeyError
+		if !errors.As(err, &keyErr) || keyErr.Err == nil || errors.Unwrap(keyErr) != keyErr.Err {
+			t.Errorf("%s of an object without metadata: %v (%T), want a KeyError", name, err, err)
+		}
+	}
+}

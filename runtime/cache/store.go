@@ -48,11 +48,15 @@ type threadSafeMap[T Object] struct {
 	rv string
 }
 
-// typed returns obj as T, or an error naming what it is.
+// typed returns obj as T, or an error naming what it is: client-go's
+// KeyError when obj has no metadata to take a key from.
 func typed[T Object](obj any) (T, error) {
 	t, ok := obj.(T)
 	if !ok {
 		var want T
+		if _, err := meta.Accessor(obj); err != nil {
+			return want, clientcache.KeyError{Obj: obj, Err: err}
+		}
 		return want, fmt.Errorf("cache: %T is not a %T", obj, want)
 	}
 	return t, nil
@@ -100,7 +104,7 @@ func (m *threadSafeMap[T]) putLocked(obj T) (old T, existed bool) {
 func (m *threadSafeMap[T]) Delete(obj any) error {
 	key, err := clientcache.DeletionHandlingObjectToName(obj)
 	if err != nil {
-		return err
+		return clientcache.KeyError{Obj: obj, Err: err}
 	}
 	if _, tombstone := obj.(clientcache.DeletedFinalStateUnknown); tombstone {
 		m.remove(key)
@@ -219,7 +223,7 @@ func (m *threadSafeMap[T]) ListKeys() []string {
 func (m *threadSafeMap[T]) Get(obj any) (any, bool, error) {
 	key, err := clientcache.ObjectToName(obj)
 	if err != nil {
-		return nil, false, err
+		return nil, false, clientcache.KeyError{Obj: obj, Err: err}
 	}
 	return m.GetByKey(key.String())
 }
