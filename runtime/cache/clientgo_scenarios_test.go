@@ -1790,3 +1790,37 @@ func TestClientGoScenarioKeyErrors(t *testing.T) {
 		}
 	}
 }
+
+// thread_safe_store AddIndexers conflicts, as client-go reports them:
+// every taken name, the namespace index included when it was given, and
+// nothing added. GetIndexers gives back the index functions given.
+func TestClientGoScenarioIndexerConflicts(t *testing.T) {
+	var idx clientcache.Indexer = cache.NewIndexer[*corev1.ConfigMap](clientcache.Indexers{
+		"a": byLabelKey, "b": byLabelKey, clientcache.NamespaceIndex: clientcache.MetaNamespaceIndexFunc,
+	})
+	err := idx.AddIndexers(clientcache.Indexers{"b": byLabelKey, "a": byLabelKey, "c": byLabelKey})
+	if err == nil || err.Error() != "indexer conflict: map[a:{} b:{}]" {
+		t.Fatalf("two taken names: %v", err)
+	}
+	if _, ok := idx.GetIndexers()["c"]; ok {
+		t.Fatal("a refused AddIndexers added some of its indexes")
+	}
+	err = idx.AddIndexers(clientcache.Indexers{clientcache.NamespaceIndex: clientcache.MetaNamespaceIndexFunc})
+	if err == nil || err.Error() != "indexer conflict: map[namespace:{}]" {
+		t.Fatalf("the namespace index added again: %v", err)
+	}
+
+	var plain clientcache.Indexer = cache.NewIndexer[*corev1.ConfigMap](nil)
+	if got := plain.GetIndexers(); len(got) != 0 {
+		t.Fatalf("GetIndexers of an indexer given none: %v", got)
+	}
+	if err := plain.AddIndexers(clientcache.Indexers{clientcache.NamespaceIndex: clientcache.MetaNamespaceIndexFunc}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := plain.GetIndexers()[clientcache.NamespaceIndex]; !ok {
+		t.Fatal("GetIndexers lacks the namespace index added")
+	}
+	if err := plain.AddIndexers(clientcache.Indexers{clientcache.NamespaceIndex: clientcache.MetaNamespaceIndexFunc}); err == nil {
+		t.Fatal("the namespace index added twice")
+	}
+}

@@ -42,6 +42,10 @@ type threadSafeMap[T Object] struct {
 	count    int
 	indexers clientcache.Indexers
 	indices  map[string]index
+	// namespaceIndexer is the namespace index function, when one was given:
+	// the index itself is always there, but like client-go's store this one
+	// lists and refuses to add again only the functions it was given.
+	namespaceIndexer clientcache.IndexFunc
 	// rv is the resourceVersion the store last saw, as client-go's: that of
 	// the last object written (a tombstone's delete aside), Replace or
 	// Bookmark.
@@ -420,21 +424,26 @@ func (m *threadSafeMap[T]) ListIndexFuncValues(indexName string) []string {
 }
 
 // AddIndexers adds index functions and indexes the stored objects with
-// them. NamespaceIndex is built in, so an entry under that name is not
-// added again.
+// them. A name already given is a conflict, and nothing is added.
+// NamespaceIndex is built in: an entry under that name is recorded, not
+// built.
 func (m *threadSafeMap[T]) AddIndexers(newIndexers clientcache.Indexers) error {
 	m.lock.Lock()
 	defer m.lock.Unlock()
+	var taken []string
 	for name := range newIndexers {
-		if name == NamespaceIndex {
-			continue
+		_, ok := m.indexers[name]
+		if ok || name == NamespaceIndex && m.namespaceIndexer != nil {
+			taken = append(taken, name+":{}")
 		}
-		if _, ok := m.indexers[name]; ok {
-			return fmt.Errorf("indexer conflict: map[%s:{}]", name)
-		}
+	}
+	if taken != nil {
+		slices.Sort(taken)
+		return fmt.Errorf("indexer conflict: map[%s]", strings.Join(taken, " "))
 	}
 	for name, fn := range newIndexers {
 		if name == NamespaceIndex {
+			m.namespaceIndexer = fn
 			continue
 		}
 		idx := index{}
@@ -462,7 +471,10 @@ func (m *threadSafeMap[T]) AddTypedIndexers(newIndexers clientcache.TypedIndexer
 func (m *threadSafeMap[T]) GetIndexers() clientcache.Indexers {
 	m.lock.RLock()
 	defer m.lock.RUnlock()
-	out := clientcache.Indexers{NamespaceIndex: clientcache.MetaNamespaceIndexFunc}
+	out := clientcache.Indexers{}
+	if m.namespaceIndexer != nil {
+		out[NamespaceIndex] = m.namespaceIndexer
+	}
 	for k, v := range m.indexers {
 		out[k] = v
 	}
