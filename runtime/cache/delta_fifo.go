@@ -92,6 +92,14 @@ type DeltaFIFO[T Object] struct {
 
 	knownObjects KnownObjects[T]
 	transform    TransformFunc[T]
+	// replaced, when set, is told the resourceVersion of a Replace once
+	// every key queued when it was called has been popped: the informer
+	// then puts its store at the list's version, as client-go's does.
+	replaced func(resourceVersion string)
+	// replaceRV is the last Replace's resourceVersion, and replaceLeft how
+	// many of the keys queued then are still to pop.
+	replaceRV   string
+	replaceLeft int
 
 	// populated turns true at the first Add, Update, Delete or Replace;
 	// initialPopulationCount is how many keys of the first Replace have not
@@ -126,7 +134,8 @@ func (f *DeltaFIFO[T]) queueFromServer(t DeltaType, obj T) error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 	f.populated = true
-	f.queueLocked(MetaObjectName(obj), Delta[T]{Type: t, Object: f.transformed(obj)})
+	obj = f.transformed(obj) // first: a transform may rename what is cached
+	f.queueLocked(MetaObjectName(obj), Delta[T]{Type: t, Object: obj})
 	f.noteSyncedLocked()
 	return nil
 }
@@ -139,6 +148,7 @@ func (f *DeltaFIFO[T]) Delete(obj T) error {
 	defer f.lock.Unlock()
 	f.populated = true
 	defer f.noteSyncedLocked()
+	obj = f.transformed(obj)
 	key := MetaObjectName(obj)
 	if _, queued := f.items[key]; !queued {
 		// Neither queued nor known: a relist has reported it already.
@@ -149,7 +159,7 @@ func (f *DeltaFIFO[T]) Delete(obj T) error {
 			return nil
 		}
 	}
-	f.queueLocked(key, Delta[T]{Type: Deleted, Object: f.transformed(obj)})
+	f.queueLocked(key, Delta[T]{Type: Deleted, Object: obj})
 	return nil
 }
 
@@ -158,7 +168,7 @@ func (f *DeltaFIFO[T]) Delete(obj T) error {
 // is not in list: those were deleted while the watch was down. An object
 // whose UID changed was deleted and created again, so it gets a Deleted
 // delta for the old object before the Replaced one.
-func (f *DeltaFIFO[T]) Replace(list []T, _ string) error {
+func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 
@@ -166,17 +176,18 @@ func (f *DeltaFIFO[T]) Replace(list []T, _ string) error {
 	// vanished or changed UID, and the list needs no key set.
 	if len(f.items) == 0 && f.knownLen() == 0 {
 		for _, obj := range list {
-			f.queueLocked(MetaObjectName(obj), Delta[T]{Type: Replaced, Object: f.transformed(obj)})
+			obj = f.transformed(obj)
+			f.queueLocked(MetaObjectName(obj), Delta[T]{Type: Replaced, Object: obj})
 		}
-		f.markPopulatedLocked()
+		f.markPopulatedLocked(resourceVersion)
 		return nil
 	}
 
 	inList := make(map[ObjectName]struct{}, len(list))
 	for _, obj := range list {
+		obj = f.transformed(obj)
 		key := MetaObjectName(obj)
 		inList[key] = struct{}{}
-		obj = f.transformed(obj)
 		if old, ok := f.lastKnownLocked(key); ok && old.GetUID() != obj.GetUID() && old.GetUID() != "" && obj.GetUID() != "" {
 			f.queueLocked(key, Delta[T]{Type: Deleted, Object: old, FinalStateUnknown: true})
 		}
@@ -205,13 +216,19 @@ func (f *DeltaFIFO[T]) Replace(list []T, _ string) error {
 		}
 	}
 
-	f.markPopulatedLocked()
+	f.markPopulatedLocked(resourceVersion)
 	return nil
 }
 
 // markPopulatedLocked ends a Replace: the first one sets how many keys
 // must be popped before the queue has synced.
-func (f *DeltaFIFO[T]) markPopulatedLocked() {
+func (f *DeltaFIFO[T]) markPopulatedLocked(resourceVersion string) {
+	if f.replaced != nil {
+		f.replaceRV, f.replaceLeft = resourceVersion, len(f.items)
+		if f.replaceLeft == 0 {
+			f.replaced(resourceVersion)
+		}
+	}
 	if !f.populated {
 		f.populated = true
 		f.initialPopulationCount = len(f.items)
@@ -331,6 +348,11 @@ func (f *DeltaFIFO[T]) Pop(process PopProcessFunc[T]) error {
 			f.initialPopulationCount--
 		}
 		process(key, deltas, isInInitialList)
+		if f.replaceLeft > 0 {
+			if f.replaceLeft--; f.replaceLeft == 0 {
+				f.replaced(f.replaceRV)
+			}
+		}
 	}
 	f.noteSyncedLocked()
 	f.compactLocked()

@@ -11,11 +11,14 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientcache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
 )
 
 // SharedIndexInformerOptions configure NewSharedIndexInformerWithOptions.
 type SharedIndexInformerOptions struct {
-	// ResyncPeriod is the default resync period of handlers; zero means none.
+	// ResyncPeriod is the default resync period of handlers and how often
+	// the informer checks for due resyncs, as in client-go: zero means no
+	// resyncs at all, whatever handlers ask for.
 	ResyncPeriod time.Duration
 	Indexers     clientcache.Indexers
 	// ObjectDescription names the informer in logs, errors and metrics;
@@ -51,6 +54,9 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 	if opts.Reflector.Name == "" {
 		opts.Reflector.Name = opts.ObjectDescription
 	}
+	if opts.Reflector.Clock == nil {
+		opts.Reflector.Clock = clock.RealClock{}
+	}
 	s := &sharedIndexInformer[T]{
 		lw:                lw,
 		indexer:           newThreadSafeMap[T](),
@@ -58,10 +64,12 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 		defaultResync:     opts.ResyncPeriod,
 		resyncCheckPeriod: opts.ResyncPeriod,
 		reflectorOpts:     opts.Reflector,
+		clock:             opts.Reflector.Clock,
 		done:              make(chan struct{}),
 	}
 	_ = s.indexer.AddIndexers(opts.Indexers) // a map names each index once
 	s.fifo = NewDeltaFIFO[T](s.indexer, nil)
+	s.fifo.replaced = s.indexer.Bookmark
 	return s
 }
 
@@ -81,11 +89,17 @@ type sharedIndexInformer[T Object] struct {
 	reflectorOpts     ReflectorOptions
 	reflector         *Reflector[T]
 	handlers          int
+	// clock times resyncs: the Reflector's.
+	clock clock.Clock
 
 	done chan struct{}
 }
 
 var errStarted = errors.New("informer has already started")
+
+// minimumResyncPeriod is the shortest resync period a handler gets, as in
+// client-go.
+const minimumResyncPeriod = time.Second
 
 func (s *sharedIndexInformer[T]) Run(stopCh <-chan struct{}) {
 	s.RunWithContext(wait.ContextForChannel(stopCh))
@@ -129,17 +143,19 @@ func (s *sharedIndexInformer[T]) RunWithContext(ctx context.Context) {
 	wg.Wait()
 }
 
+// resyncLoop checks every period which handlers are due for a resync,
+// arming one timer at a time as client-go's reflector does.
 func (s *sharedIndexInformer[T]) resyncLoop(ctx context.Context, period time.Duration) {
-	t := time.NewTicker(period)
-	defer t.Stop()
 	for {
+		t := s.clock.NewTimer(period)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case now := <-t.C:
-			if s.processor.shouldResync(now) {
-				_ = s.fifo.Resync()
-			}
+		case <-t.C():
+		}
+		if s.processor.shouldResync(s.clock.Now()) {
+			_ = s.fifo.Resync()
 		}
 	}
 }
@@ -150,7 +166,11 @@ func (s *sharedIndexInformer[T]) handleDeltas(key ObjectName, deltas Deltas[T], 
 	for _, d := range deltas {
 		switch d.Type {
 		case Deleted:
-			s.indexer.remove(key)
+			if d.FinalStateUnknown {
+				s.indexer.remove(key)
+			} else {
+				s.indexer.removeSeen(key, d.Object.GetResourceVersion())
+			}
 			s.processor.distribute(notification[T]{kind: deleteNotification, new: d.Object, flag: d.FinalStateUnknown}, false)
 		default:
 			old, existed := s.indexer.swap(d.Object)
@@ -224,12 +244,20 @@ func (s *sharedIndexInformer[T]) addHandler(h handler[T], named any, o clientcac
 	if o.ResyncPeriod != nil {
 		resync = *o.ResyncPeriod
 	}
+	// As client-go: a period under a second is a second; one under the
+	// check period lowers it before Run, and is raised to it after; and an
+	// informer created without a resync period never resyncs.
 	if resync > 0 {
-		switch {
-		case s.started && resync < s.resyncCheckPeriod:
-			resync = s.resyncCheckPeriod
-		case !s.started && (s.resyncCheckPeriod == 0 || resync < s.resyncCheckPeriod):
-			s.resyncCheckPeriod = resync
+		resync = max(resync, minimumResyncPeriod)
+		if resync < s.resyncCheckPeriod {
+			if s.started {
+				resync = s.resyncCheckPeriod
+			} else {
+				s.resyncCheckPeriod = resync
+			}
+		}
+		if s.resyncCheckPeriod == 0 {
+			resync = 0
 		}
 	}
 	name := fmt.Sprint(s.handlers)
@@ -237,7 +265,11 @@ func (s *sharedIndexInformer[T]) addHandler(h handler[T], named any, o clientcac
 		name = n.Name()
 	}
 	s.handlers++
-	l := newProcessorListener(h, name, resync, s.fifo.Synced())
+	logger := klog.Background()
+	if o.Logger != nil {
+		logger = *o.Logger
+	}
+	l := newProcessorListener(h, name, logger, resync, s.clock.Now(), s.fifo.Synced())
 	if !s.started {
 		s.processor.addListener(l)
 		return l, nil
@@ -295,11 +327,13 @@ func (c informerController[T]) LastSyncResourceVersion() string {
 	return c.s.LastSyncResourceVersion()
 }
 
+// AddIndexers adds indexes, as client-go's, before Run or while it runs:
+// the cached objects are indexed at once. Only a stopped informer refuses.
 func (s *sharedIndexInformer[T]) AddIndexers(indexers clientcache.Indexers) error {
 	s.lock.Lock()
 	defer s.lock.Unlock()
-	if s.started {
-		return errStarted
+	if s.stopped {
+		return errors.New("indexer was not added because it has stopped already")
 	}
 	return s.indexer.AddIndexers(indexers)
 }

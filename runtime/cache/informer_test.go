@@ -332,13 +332,19 @@ func TestInformerResyncReachesOnlyHandlersThatAskForIt(t *testing.T) {
 	s := newServer()
 	create(s, cm("ns", "a", ""))
 	resyncing, quiet := newRecorder(t), newRecorder(t)
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
-		if _, err := inf.AddEventHandlerWithResyncPeriod(resyncing.untyped(), 20*time.Millisecond); err != nil {
+	c := newResyncClock(t)
+	// The informer's default resync period is a second; the typed handler
+	// asks for none.
+	startWithClock(t, s, c, time.Second, func(inf informer) {
+		if _, err := inf.AddEventHandlerWithResyncPeriod(resyncing.untyped(), time.Second); err != nil {
 			t.Fatal(err)
 		}
-		handlerKinds[1].add(t, inf, quiet)
+		handlerKinds[1].add(t, inf, quiet, clientcache.HandlerOptions{ResyncPeriod: new(time.Duration)})
 	})
-	clientcache.WaitForCacheSync(make(chan struct{}), inf.HasSynced)
+	c.armed()
+	for range 3 {
+		c.advance(time.Second)
+	}
 	eventually(t, "resyncs", func() bool { return len(resyncing.snapshot()) >= 4 })
 	for _, e := range resyncing.snapshot()[1:] {
 		if e.kind != "update" || e.old != e.obj {

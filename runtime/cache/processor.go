@@ -4,7 +4,9 @@ import (
 	"sync"
 	"time"
 
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientcache "k8s.io/client-go/tools/cache"
+	"k8s.io/klog/v2"
 )
 
 type notificationKind uint8
@@ -78,6 +80,9 @@ func (p *sharedProcessor[T]) removeListener(l *processorListener[T]) bool {
 	p.syncing, _ = without(p.syncing, l)
 	if found {
 		l.stop()
+		if !p.started {
+			close(l.finished) // it never ran, and now never will
+		}
 	}
 	return found
 }
@@ -193,6 +198,9 @@ const maxSpare = 1024
 type processorListener[T any] struct {
 	handler handler[T]
 	name    string
+	// logger logs the handler's panics: HandlerOptions.Logger, by default
+	// klog's.
+	logger klog.Logger
 	// upstream is closed once the informer has synced; synced once that
 	// has happened and every initial add has been delivered.
 	upstream <-chan struct{}
@@ -209,20 +217,28 @@ type processorListener[T any] struct {
 	waiting        bool
 	stopped        bool
 	wake           chan struct{}
+	// quit is closed by the first stop.
+	quit chan struct{}
+	// finished is closed once the handler will not be called again: when
+	// the goroutine ends, or at removal if it never started.
+	finished chan struct{}
 
 	resyncPeriod time.Duration
 	nextResync   time.Time
 }
 
-func newProcessorListener[T any](h handler[T], name string, resync time.Duration, upstream <-chan struct{}) *processorListener[T] {
+func newProcessorListener[T any](h handler[T], name string, logger klog.Logger, resync time.Duration, now time.Time, upstream <-chan struct{}) *processorListener[T] {
 	return &processorListener[T]{
 		handler:      h,
 		name:         name,
+		logger:       logger,
+		quit:         make(chan struct{}),
 		upstream:     upstream,
 		synced:       make(chan struct{}),
 		wake:         make(chan struct{}, 1),
+		finished:     make(chan struct{}),
 		resyncPeriod: resync,
-		nextResync:   time.Now().Add(resync),
+		nextResync:   now.Add(resync),
 	}
 }
 
@@ -248,6 +264,7 @@ func (l *processorListener[T]) add(n notification[T]) {
 }
 
 func (l *processorListener[T]) run() {
+	defer close(l.finished)
 	var batch []notification[T]
 	upstream := l.upstream
 	for {
@@ -289,17 +306,45 @@ func (l *processorListener[T]) run() {
 		l.spare, l.inBatch = nil, len(batch)
 		l.lock.Unlock()
 
-		for i := range batch {
-			n := &batch[i]
-			switch n.kind {
-			case addNotification:
-				l.handler.onAdd(n.new, n.flag)
-			case updateNotification:
-				l.handler.onUpdate(n.old, n.new)
-			case deleteNotification:
-				l.handler.onDelete(n.new, n.flag)
+		for next := 0; next < len(batch); {
+			if next = l.deliver(batch, next); next < len(batch) {
+				// The callback at next panicked, and the process was set
+				// not to crash: as client-go, skip that notification and
+				// pause before the next.
+				next++
+				l.pauseAfterPanic()
 			}
 		}
+	}
+}
+
+// deliver calls the handler for batch[from:] and returns len(batch), or
+// the index of a callback that panicked when utilruntime.ReallyCrash is
+// false; when it is true, the panic crashes the process, as in client-go.
+func (l *processorListener[T]) deliver(batch []notification[T], from int) (i int) {
+	defer utilruntime.HandleCrashWithLogger(l.logger)
+	for i = from; i < len(batch); i++ {
+		n := &batch[i]
+		switch n.kind {
+		case addNotification:
+			l.handler.onAdd(n.new, n.flag)
+		case updateNotification:
+			l.handler.onUpdate(n.old, n.new)
+		case deleteNotification:
+			l.handler.onDelete(n.new, n.flag)
+		}
+	}
+	return i
+}
+
+// pauseAfterPanic waits a second, as client-go does after a handler's
+// panic, or until the listener stops.
+func (l *processorListener[T]) pauseAfterPanic() {
+	t := time.NewTimer(time.Second)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-l.quit:
 	}
 }
 
@@ -314,6 +359,9 @@ func isClosed(ch <-chan struct{}) bool {
 
 func (l *processorListener[T]) stop() {
 	l.lock.Lock()
+	if !l.stopped {
+		close(l.quit)
+	}
 	l.stopped = true
 	l.lock.Unlock()
 	select {
@@ -347,6 +395,10 @@ func (l *processorListener[T]) Backlog() int {
 	defer l.lock.Unlock()
 	return len(l.buf) + l.inBatch
 }
+
+// ShutdownChan is closed once the handler is no longer called, so that
+// client-go's ShutDownEventHandler can wait for it after removing it.
+func (l *processorListener[T]) ShutdownChan() <-chan struct{} { return l.finished }
 
 // Name is the handler's name.
 func (l *processorListener[T]) Name() string { return l.name }

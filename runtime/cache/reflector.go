@@ -53,7 +53,8 @@ type ReflectorOptions struct {
 	// WatchErrorHandler is called for every error that ends a list or a
 	// watch; default logs it.
 	WatchErrorHandler WatchErrorHandler
-	// Clock times backoff waits and watches; default the real clock.
+	// Clock times backoff waits and watches, and an informer's resync
+	// checks; default the real clock.
 	Clock clock.Clock
 }
 

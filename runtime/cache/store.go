@@ -42,15 +42,25 @@ type threadSafeMap[T Object] struct {
 	count    int
 	indexers clientcache.Indexers
 	indices  map[string]index
-	// rv is the resourceVersion of the last Replace or Bookmark.
+	// namespaceIndexer is the namespace index function, when one was given:
+	// the index itself is always there, but like client-go's store this one
+	// lists and refuses to add again only the functions it was given.
+	namespaceIndexer clientcache.IndexFunc
+	// rv is the resourceVersion the store last saw, as client-go's: that of
+	// the last object written (a tombstone's delete aside), Replace or
+	// Bookmark.
 	rv string
 }
 
-// typed returns obj as T, or an error naming what it is.
+// typed returns obj as T, or an error naming what it is: client-go's
+// KeyError when obj has no metadata to take a key from.
 func typed[T Object](obj any) (T, error) {
 	t, ok := obj.(T)
 	if !ok {
 		var want T
+		if _, err := meta.Accessor(obj); err != nil {
+			return want, clientcache.KeyError{Obj: obj, Err: err}
+		}
 		return want, fmt.Errorf("cache: %T is not a %T", obj, want)
 	}
 	return t, nil
@@ -98,9 +108,17 @@ func (m *threadSafeMap[T]) putLocked(obj T) (old T, existed bool) {
 func (m *threadSafeMap[T]) Delete(obj any) error {
 	key, err := clientcache.DeletionHandlingObjectToName(obj)
 	if err != nil {
-		return err
+		return clientcache.KeyError{Obj: obj, Err: err}
 	}
-	m.remove(key)
+	if _, tombstone := obj.(clientcache.DeletedFinalStateUnknown); tombstone {
+		m.remove(key)
+		return nil
+	}
+	rv := ""
+	if o, err := meta.Accessor(obj); err == nil {
+		rv = o.GetResourceVersion()
+	}
+	m.removeSeen(key, rv)
 	return nil
 }
 
@@ -209,7 +227,7 @@ func (m *threadSafeMap[T]) ListKeys() []string {
 func (m *threadSafeMap[T]) Get(obj any) (any, bool, error) {
 	key, err := clientcache.ObjectToName(obj)
 	if err != nil {
-		return nil, false, err
+		return nil, false, clientcache.KeyError{Obj: obj, Err: err}
 	}
 	return m.GetByKey(key.String())
 }
@@ -406,21 +424,26 @@ func (m *threadSafeMap[T]) ListIndexFuncValues(indexName string) []string {
 }
 
 // AddIndexers adds index functions and indexes the stored objects with
-// them. NamespaceIndex is built in, so an entry under that name is not
-// added again.
+// them. A name already given is a conflict, and nothing is added.
+// NamespaceIndex is built in: an entry under that name is recorded, not
+// built.
 func (m *threadSafeMap[T]) AddIndexers(newIndexers clientcache.Indexers) error {
 	m.lock.Lock()
 	defer m.lock.Unlock()
+	var taken []string
 	for name := range newIndexers {
-		if name == NamespaceIndex {
-			continue
+		_, ok := m.indexers[name]
+		if ok || name == NamespaceIndex && m.namespaceIndexer != nil {
+			taken = append(taken, name+":{}")
 		}
-		if _, ok := m.indexers[name]; ok {
-			return fmt.Errorf("indexer conflict: map[%s:{}]", name)
-		}
+	}
+	if taken != nil {
+		slices.Sort(taken)
+		return fmt.Errorf("indexer conflict: map[%s]", strings.Join(taken, " "))
 	}
 	for name, fn := range newIndexers {
 		if name == NamespaceIndex {
+			m.namespaceIndexer = fn
 			continue
 		}
 		idx := index{}
@@ -448,7 +471,10 @@ func (m *threadSafeMap[T]) AddTypedIndexers(newIndexers clientcache.TypedIndexer
 func (m *threadSafeMap[T]) GetIndexers() clientcache.Indexers {
 	m.lock.RLock()
 	defer m.lock.RUnlock()
-	out := clientcache.Indexers{NamespaceIndex: clientcache.MetaNamespaceIndexFunc}
+	out := clientcache.Indexers{}
+	if m.namespaceIndexer != nil {
+		out[NamespaceIndex] = m.namespaceIndexer
+	}
 	for k, v := range m.indexers {
 		out[k] = v
 	}
@@ -494,7 +520,16 @@ func boxed[T any](objs []T) []any {
 func (m *threadSafeMap[T]) swap(obj T) (old T, existed bool) {
 	m.lock.Lock()
 	defer m.lock.Unlock()
+	m.rv = obj.GetResourceVersion()
 	return m.putLocked(obj)
+}
+
+// removeSeen deletes key, whose deletion happened at resourceVersion rv.
+func (m *threadSafeMap[T]) removeSeen(key ObjectName, rv string) {
+	m.lock.Lock()
+	defer m.lock.Unlock()
+	m.rv = rv
+	m.deleteLocked(key)
 }
 
 // remove deletes key and returns the object it held.
