@@ -38,13 +38,14 @@ test-controlplane:
 test-bench-module:
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 -timeout 30m ./...; fi
 
-# Regenerates the committed generated code of examples/mydemo.
+# Regenerates the committed generated code of the examples.
 generate:
-	$(GO) generate ./examples/mydemo
+	$(GO) generate ./examples/mydemo ./examples/samplecontroller
 
 # Fails, showing the difference, when committed generated code is stale.
 verify:
 	cd examples/mydemo && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated ./apis/... k8s.io/api/core/v1
+	cd examples/samplecontroller && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated ./apis/...
 
 # Runtime and generator benchmarks, ours and the incumbents' side by side;
 # bench/README.md holds the results and how to read them.

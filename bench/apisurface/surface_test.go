@@ -1,7 +1,6 @@
 package apisurface_test
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"go/ast"
@@ -207,59 +206,13 @@ func embedsTypeMeta(f *ast.Field) bool {
 	return false
 }
 
-// moduleSource returns the directory of module@version in the module
-// cache, downloading it through the module proxy.
-func moduleSource(t *testing.T, module, version string) string {
-	out, err := genrun.GoCmd(genrun.WorkDir, []string{genrun.SetupProxy()}, "mod", "download", "-json", module+"@"+version)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m struct{ Dir, Error string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		t.Fatalf("go mod download %s@%s: %v %s", module, version, err, m.Error)
-	}
-	return m.Dir
-}
-
-// realInputs are open-source API modules generated with code-generator,
-// regenerated here by both tools from their API packages the way their
-// own hack/ scripts call kube_codegen.sh, limited to the generators
-// ctrlgen replaces.
+// realInputs are open-source API modules generated with code-generator
+// (see genrun's SampleController and ExternalSnapshotterClient for the
+// versions and how their scripts call it), and the packages compared.
 func realInputs(t *testing.T) []surfaceInput {
 	return []surfaceInput{
-		{
-			// v0.37.2 is refused by the module proxy (403); v0.37.1 is the
-			// neighbour, generated with code-generator v0.37.1. Its
-			// hack/update-codegen.sh calls gen_helpers, gen_openapi,
-			// gen_client --with-watch --with-applyconfig and gen_register;
-			// openapi-gen and applyconfiguration-gen are not among the
-			// generators ctrlgen replaces, so gen_client runs without
-			// --with-applyconfig here (no Apply methods on either side) and
-			// their committed output stays, the same in both trees.
-			&genrun.Input{
-				Name:   "sample-controller",
-				Module: "k8s.io/sample-controller",
-				Src:    moduleSource(t, "k8s.io/sample-controller", "v0.37.1"),
-				CtrlgenArgs: []string{"--output-dir", "pkg/generated", "--boilerplate", "hack/boilerplate.go.txt",
-					"./pkg/apis/..."},
-				Codegen: genrun.KubeCodegen{In: "pkg/apis", Helpers: true, Register: true, OutDir: "pkg/generated"},
-			},
-			[]string{"./pkg/apis/...", "./pkg/generated/..."},
-		},
-		{
-			// hack/update-generated-code.sh: gen_helpers, and gen_client
-			// --with-watch into the module's root. register.go is
-			// hand-written.
-			&genrun.Input{
-				Name:   "external-snapshotter",
-				Module: "github.com/kubernetes-csi/external-snapshotter/client/v8",
-				Src:    moduleSource(t, "github.com/kubernetes-csi/external-snapshotter/client/v8", "v8.7.0"),
-				CtrlgenArgs: []string{"--output-dir", ".", "--boilerplate", "hack/boilerplate.go.txt",
-					"./apis/..."},
-				Codegen: genrun.KubeCodegen{In: "apis", Helpers: true, OutDir: "."},
-			},
-			[]string{"./..."},
-		},
+		{genrun.SampleController(t), []string{"./pkg/apis/...", "./pkg/generated/..."}},
+		{genrun.ExternalSnapshotterClient(t), []string{"./..."}},
 	}
 }
 

@@ -608,37 +608,109 @@ func CopyFile(src, dst string) error {
 // tool wrote. It returns the two module roots.
 func Trees(tb testing.TB, in *Input) (ctrlgenRoot, codegenRoot string) {
 	tb.Helper()
-	ctrlgen, bins := CtrlgenBin(tb), CodegenBinDir(tb)
 	base, err := os.MkdirTemp(WorkDir, "trees-"+in.Name+"-")
 	if err != nil {
 		tb.Fatal(err)
 	}
 	ctrlgenRoot, codegenRoot = filepath.Join(base, "ctrlgen"), filepath.Join(base, "code-generator")
+	generateCtrlgen(tb, in, ctrlgenRoot)
+	generateCodegen(tb, in, codegenRoot, false)
+	return ctrlgenRoot, codegenRoot
+}
+
+// CtrlgenTree is Trees' ctrlgen tree alone: a copy of in's module under
+// WorkDir, its earlier output removed as kube_codegen.sh removes it,
+// generated into by ctrlgen with in.CtrlgenArgs, go.mod tidied. It
+// returns the module root.
+func CtrlgenTree(tb testing.TB, in *Input) string {
+	tb.Helper()
+	root := filepath.Join(tempDir(tb, "ctrlgen-"+in.Name+"-"), "ctrlgen")
+	generateCtrlgen(tb, in, root)
+	return root
+}
+
+// CodegenTree is Trees' code-generator tree alone, except that its
+// go.mod does not require ctrlgen: code-generator's output does not
+// import it, and an input whose module path lies inside ctrlgen's (one of
+// this repository's examples) would otherwise find its packages in two
+// modules. It returns the module root.
+func CodegenTree(tb testing.TB, in *Input) string {
+	tb.Helper()
+	root := filepath.Join(tempDir(tb, "code-generator-"+in.Name+"-"), "code-generator")
+	generateCodegen(tb, in, root, true)
+	return root
+}
+
+func tempDir(tb testing.TB, pattern string) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp(WorkDir, pattern)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
+
+// generateCtrlgen writes in's module to root and generates into it with
+// ctrlgen.
+func generateCtrlgen(tb testing.TB, in *Input, root string) {
+	tb.Helper()
+	ctrlgen := CtrlgenBin(tb)
+	generate(tb, in, root, false, func(env []string) error {
+		_, err := Run(root, env, append([]string{ctrlgen}, in.CtrlgenArgs...))
+		return err
+	})
+}
+
+// generateCodegen writes in's module to root, without ctrlgen in its
+// go.mod if dropCtrlgen, and generates into it with code-generator.
+func generateCodegen(tb testing.TB, in *Input, root string, dropCtrlgen bool) {
+	tb.Helper()
+	bins := CodegenBinDir(tb)
+	generate(tb, in, root, dropCtrlgen, func(env []string) error {
+		cmds, err := in.Codegen.Plan(root, root, in.Module)
+		if err == nil {
+			_, err = RunAll(root, env, bins, cmds)
+		}
+		return err
+	})
+}
+
+// generate writes in's module to root, removes earlier output as the
+// script does, runs a tool and tidies go.mod.
+func generate(tb testing.TB, in *Input, root string, dropCtrlgen bool, run func(env []string) error) {
+	tb.Helper()
 	env := []string{"GOFLAGS=-mod=mod", SetupProxy()} // go.mod is not tidy yet
-	gen := func(root string, run func() error) {
-		if err := WriteModule(root, in); err != nil {
-			tb.Fatal(err)
-		}
-		if err := in.Codegen.Clean(root); err != nil {
-			tb.Fatal(err)
-		}
-		if err := run(); err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := GoCmd(root, env, "mod", "tidy"); err != nil {
+	if err := WriteModule(root, in); err != nil {
+		tb.Fatal(err)
+	}
+	if dropCtrlgen {
+		if _, err := GoCmd(root, nil, "mod", "edit", "-droprequire=github.com/ctrlgen/ctrlgen",
+			"-dropreplace=github.com/ctrlgen/ctrlgen"); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	gen(ctrlgenRoot, func() error {
-		_, err := Run(ctrlgenRoot, env, append([]string{ctrlgen}, in.CtrlgenArgs...))
-		return err
-	})
-	gen(codegenRoot, func() error {
-		cmds, err := in.Codegen.Plan(codegenRoot, codegenRoot, in.Module)
-		if err == nil {
-			_, err = RunAll(codegenRoot, env, bins, cmds)
-		}
-		return err
-	})
-	return ctrlgenRoot, codegenRoot
+	if err := in.Codegen.Clean(root); err != nil {
+		tb.Fatal(err)
+	}
+	if err := run(env); err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := GoCmd(root, env, "mod", "tidy"); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// ModuleSource returns the directory of module@version in the module
+// cache (read-only), downloading it through the module proxy.
+func ModuleSource(tb testing.TB, module, version string) string {
+	tb.Helper()
+	out, err := GoCmd(WorkDir, []string{SetupProxy()}, "mod", "download", "-json", module+"@"+version)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var m struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
+		tb.Fatalf("go mod download %s@%s: %v %s", module, version, err, m.Error)
+	}
+	return m.Dir
 }
