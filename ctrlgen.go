@@ -61,6 +61,15 @@ type Config struct {
 	// always do. Only for APIs whose server speaks protobuf: custom
 	// resources do not.
 	PrefersProtobuf bool
+	// VersionedClientsetPkg, as informer-gen's --versioned-clientset-package,
+	// is the import path of an existing clientset, e.g.
+	// k8s.io/client-go/kubernetes: informers and controllers use it, and
+	// no clientset is generated.
+	VersionedClientsetPkg string
+	// SingleDirectory, as informer-gen's --single-directory, writes the
+	// informers to <OutputDir>/informers, without informer-gen's
+	// externalversions directory, as k8s.io/client-go/informers is laid out.
+	SingleDirectory bool
 	// ListMarkers makes Run print the markers ctrlgen reads instead.
 	ListMarkers bool
 	// Stdout gets --verify's report, Stderr warnings; os.Stdout and
@@ -157,6 +166,9 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.VersionedClientsetPkg != "" && slices.Contains(cfg.Generators, "clientset") {
+		return nil, fmt.Errorf("--versioned-clientset-package %s names the clientset to use: the clientset generator would generate none; leave it out of --generators", cfg.VersionedClientsetPkg)
+	}
 	if len(cfg.Patterns) == 0 {
 		return nil, errors.New("no API packages given")
 	}
@@ -186,6 +198,9 @@ func Plan(cfg Config) (*Changes, error) {
 		ControllersPkg:   ctrlPkg,
 		PluralExceptions: cfg.PluralExceptions,
 		PrefersProtobuf:  cfg.PrefersProtobuf,
+
+		VersionedClientsetPkg: cfg.VersionedClientsetPkg,
+		SingleDirectory:       cfg.SingleDirectory,
 	})
 	for _, w := range warnings {
 		fmt.Fprintln(cfg.Stderr, w)

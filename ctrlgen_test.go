@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctrlgen/ctrlgen"
@@ -59,5 +60,16 @@ func BenchmarkOneGroupVersion(b *testing.B) {
 		if !changes.Empty() {
 			b.Fatal("second run changes files")
 		}
+	}
+}
+
+// TestVersionedClientsetIsNotGenerated: --versioned-clientset-package
+// names the clientset to use, so asking for the clientset generator too
+// is an error rather than a flag quietly ignored.
+func TestVersionedClientsetIsNotGenerated(t *testing.T) {
+	_, err := ctrlgen.Plan(ctrlgen.Config{Dir: t.TempDir(), Patterns: []string{"./apis/..."}, OutputDir: "generated",
+		Generators: []string{"clientset", "informer"}, VersionedClientsetPkg: "k8s.io/client-go/kubernetes"})
+	if err == nil || !strings.Contains(err.Error(), "leave it out of --generators") {
+		t.Errorf("error %v", err)
 	}
 }

@@ -40,6 +40,15 @@ type Options struct {
 	// first, as client-gen's --prefers-protobuf does. Without it only the
 	// kube-apiserver's own API packages do (see servedAsProtobuf).
 	PrefersProtobuf bool
+	// VersionedClientsetPkg, as informer-gen's --versioned-clientset-package,
+	// is an existing clientset the informers and controllers use, e.g.
+	// k8s.io/client-go/kubernetes; empty for the one this run generates
+	// under OutputPkg.
+	VersionedClientsetPkg string
+	// SingleDirectory, as informer-gen's --single-directory, puts the
+	// informers in <OutputPkg>/informers rather than
+	// <OutputPkg>/informers/externalversions.
+	SingleDirectory bool
 }
 
 // Build returns the project the loaded packages describe, and warnings.
@@ -56,10 +65,16 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		ControllersPkg: opts.ControllersPkg,
 	}
 	p.ClientsetPkg = opts.OutputPkg + "/clientset/versioned"
+	if opts.VersionedClientsetPkg != "" {
+		p.ClientsetPkg, p.ClientsetExternal = opts.VersionedClientsetPkg, true
+	}
 	p.ClientsetSchemePkg = p.ClientsetPkg + "/scheme"
 	p.ClientsetFakePkg = p.ClientsetPkg + "/fake"
 	p.ListersPkg = opts.OutputPkg + "/listers"
 	p.InformersPkg = opts.OutputPkg + "/informers/externalversions"
+	if opts.SingleDirectory {
+		p.InformersPkg = opts.OutputPkg + "/informers"
+	}
 	p.InternalInterfacesPkg = p.InformersPkg + "/internalinterfaces"
 
 	var apis []*apiPackage
