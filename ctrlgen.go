@@ -201,6 +201,7 @@ func Plan(cfg Config) (*Changes, error) {
 
 		VersionedClientsetPkg: cfg.VersionedClientsetPkg,
 		SingleDirectory:       cfg.SingleDirectory,
+		Builtin:               func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
 	})
 	for _, w := range warnings {
 		fmt.Fprintln(cfg.Stderr, w)
@@ -232,6 +233,22 @@ func Plan(cfg Config) (*Changes, error) {
 		return nil, err
 	}
 	return &Changes{Plan: plan, Files: files, Scope: scope}, nil
+}
+
+// builtinModel is the model of the k8s.io/api package pkg as the ctrlgen
+// module ships its informers and listers (builder.Shipped*), for a
+// controller that owns one of its kinds. pkg is resolved in dir, the
+// user's module.
+func builtinModel(dir, pkg string) (*model.Project, error) {
+	prog, err := loader.Load(loader.Config{Dir: dir, Patterns: []string{pkg}, Output: isOutput})
+	if err != nil {
+		return nil, fmt.Errorf("loading %s, the package of its group and version: %w", pkg, err)
+	}
+	p, _, err := builder.Build(prog, builder.ShippedOptions())
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", pkg, err)
+	}
+	return p, nil
 }
 
 func printMarkers(w io.Writer) error {
