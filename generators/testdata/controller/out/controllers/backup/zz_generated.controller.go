@@ -102,7 +102,9 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 // built-in kinds come from one factory of those the ctrlgen module ships
 // (github.com/ctrlgen/ctrlgen/kube/informers), shared by every controller.
 func Init(_ context.Context, mc *manager.Context) (manager.Runnable, error) {
-	client, err := versioned.NewForConfig(mc.Config)
+	// Both clientsets share one client-side rate limit, as one would.
+	config := mc.ClientConfig()
+	client, err := versioned.NewForConfig(config)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +114,7 @@ func Init(_ context.Context, mc *manager.Context) (manager.Runnable, error) {
 	if err != nil {
 		return nil, err
 	}
-	kubeClient, err := kubernetes.NewForConfig(mc.Config)
+	kubeClient, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		return nil, err
 	}
