@@ -61,6 +61,15 @@ type Config struct {
 	// always do. Only for APIs whose server speaks protobuf: custom
 	// resources do not.
 	PrefersProtobuf bool
+	// VersionedClientsetPkg, as informer-gen's --versioned-clientset-package,
+	// is the import path of an existing clientset, e.g.
+	// k8s.io/client-go/kubernetes: informers and controllers use it, and
+	// no clientset is generated.
+	VersionedClientsetPkg string
+	// SingleDirectory, as informer-gen's --single-directory, writes the
+	// informers to <OutputDir>/informers, without informer-gen's
+	// externalversions directory, as k8s.io/client-go/informers is laid out.
+	SingleDirectory bool
 	// ListMarkers makes Run print the markers ctrlgen reads instead.
 	ListMarkers bool
 	// Stdout gets --verify's report, Stderr warnings; os.Stdout and
@@ -157,6 +166,9 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.VersionedClientsetPkg != "" && slices.Contains(cfg.Generators, "clientset") {
+		return nil, fmt.Errorf("--versioned-clientset-package %s names the clientset to use: the clientset generator would generate none; leave it out of --generators", cfg.VersionedClientsetPkg)
+	}
 	if len(cfg.Patterns) == 0 {
 		return nil, errors.New("no API packages given")
 	}
@@ -186,6 +198,10 @@ func Plan(cfg Config) (*Changes, error) {
 		ControllersPkg:   ctrlPkg,
 		PluralExceptions: cfg.PluralExceptions,
 		PrefersProtobuf:  cfg.PrefersProtobuf,
+
+		VersionedClientsetPkg: cfg.VersionedClientsetPkg,
+		SingleDirectory:       cfg.SingleDirectory,
+		Builtin:               func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
 	})
 	for _, w := range warnings {
 		fmt.Fprintln(cfg.Stderr, w)
@@ -217,6 +233,22 @@ func Plan(cfg Config) (*Changes, error) {
 		return nil, err
 	}
 	return &Changes{Plan: plan, Files: files, Scope: scope}, nil
+}
+
+// builtinModel is the model of the k8s.io/api package pkg as the ctrlgen
+// module ships its informers and listers (builder.Shipped*), for a
+// controller that owns one of its kinds. pkg is resolved in dir, the
+// user's module.
+func builtinModel(dir, pkg string) (*model.Project, error) {
+	prog, err := loader.Load(loader.Config{Dir: dir, Patterns: []string{pkg}, Output: isOutput})
+	if err != nil {
+		return nil, fmt.Errorf("loading %s, the package of its group and version: %w", pkg, err)
+	}
+	p, _, err := builder.Build(prog, builder.ShippedOptions())
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", pkg, err)
+	}
+	return p, nil
 }
 
 func printMarkers(w io.Writer) error {

@@ -3,10 +3,14 @@ package ctrlgen_test
 import (
 	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/builder"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
 )
 
@@ -59,5 +63,46 @@ func BenchmarkOneGroupVersion(b *testing.B) {
 		if !changes.Empty() {
 			b.Fatal("second run changes files")
 		}
+	}
+}
+
+// TestShippedTreeOptions: the go:generate line of the tree of k8s.io/api
+// informers and listers the module ships (kube/doc.go) has the options
+// the controller wiring assumes of it (builder.ShippedOptions).
+func TestShippedTreeOptions(t *testing.T) {
+	data, err := os.ReadFile("kube/doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const prefix = "//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen "
+	var line string
+	for l := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(l, prefix); ok {
+			line = rest
+		}
+	}
+	if line == "" {
+		t.Fatalf("kube/doc.go has no line %q", prefix)
+	}
+	cfg, err := ctrlgen.ParseArgs(strings.Fields(line), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := builder.ShippedOptions()
+	if cfg.VersionedClientsetPkg != opts.VersionedClientsetPkg || cfg.SingleDirectory != opts.SingleDirectory ||
+		cfg.PluralExceptions != nil || cfg.PrefersProtobuf || cfg.OutputPkg != "" || cfg.OutputDir != "." ||
+		path.Join(opts.Module, "kube") != opts.OutputPkg || !slices.Equal(cfg.Patterns, []string{"k8s.io/api/..."}) {
+		t.Errorf("kube/doc.go generates with %+v\nbut builder.ShippedOptions() are %+v", cfg, opts)
+	}
+}
+
+// TestVersionedClientsetIsNotGenerated: --versioned-clientset-package
+// names the clientset to use, so asking for the clientset generator too
+// is an error rather than a flag quietly ignored.
+func TestVersionedClientsetIsNotGenerated(t *testing.T) {
+	_, err := ctrlgen.Plan(ctrlgen.Config{Dir: t.TempDir(), Patterns: []string{"./apis/..."}, OutputDir: "generated",
+		Generators: []string{"clientset", "informer"}, VersionedClientsetPkg: "k8s.io/client-go/kubernetes"})
+	if err == nil || !strings.Contains(err.Error(), "leave it out of --generators") {
+		t.Errorf("error %v", err)
 	}
 }

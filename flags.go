@@ -24,6 +24,8 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.Verify, "verify", false, "change nothing; print what is stale and exit 1 if anything is")
 	plurals := fs.String("plural-exceptions", "", "comma-separated Kind:plural overrides, e.g. Endpoints:Endpoints")
 	fs.BoolVar(&cfg.PrefersProtobuf, "prefers-protobuf", false, "typed clients of every input send and accept protobuf first, as client-gen's --prefers-protobuf; clients of k8s.io/api, k8s.io/apiextensions-apiserver, k8s.io/kube-aggregator and k8s.io/metrics types always do. Custom resources are served as JSON only: do not set it for them")
+	fs.StringVar(&cfg.VersionedClientsetPkg, "versioned-clientset-package", "", "as informer-gen's: import path of an existing clientset the informers and controllers use, e.g. k8s.io/client-go/kubernetes; no clientset is generated (leave clientset out of --generators)")
+	fs.BoolVar(&cfg.SingleDirectory, "single-directory", false, "as informer-gen's: write the informers to <output-dir>/informers, without the externalversions directory, as k8s.io/client-go/informers")
 	fs.BoolVar(&cfg.ListMarkers, "markers", false, "list the markers ctrlgen reads, and exit")
 	// Flags may follow packages: parse, take the package, parse the rest.
 	for {

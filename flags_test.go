@@ -25,6 +25,11 @@ func TestParseArgs(t *testing.T) {
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("got %+v\nwant %+v", cfg, want)
 	}
+	cfg, err = ParseArgs([]string{"--versioned-clientset-package", "k8s.io/client-go/kubernetes", "--single-directory", "--output-dir", "gen", "k8s.io/api/..."}, io.Discard)
+	want = Config{Patterns: []string{"k8s.io/api/..."}, OutputDir: "gen", VersionedClientsetPkg: "k8s.io/client-go/kubernetes", SingleDirectory: true}
+	if err != nil || !reflect.DeepEqual(cfg, want) {
+		t.Errorf("informer-gen's flags: got %+v, %v\nwant %+v", cfg, err, want)
+	}
 	if cfg, err := ParseArgs([]string{"--markers"}, io.Discard); err != nil || !cfg.ListMarkers {
 		t.Errorf("--markers: %+v, %v", cfg, err)
 	}

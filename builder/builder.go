@@ -23,7 +23,10 @@ import (
 
 // Options are the parts of a project that do not come from markers.
 type Options struct {
-	Module      string
+	Module string
+	// OutputDir is where the generated packages go; empty for a model
+	// that is not generated, only referred to (Builtin's), so that no
+	// user expansion is looked for.
 	OutputDir   string
 	OutputPkg   string
 	Boilerplate string
@@ -40,12 +43,26 @@ type Options struct {
 	// first, as client-gen's --prefers-protobuf does. Without it only the
 	// kube-apiserver's own API packages do (see servedAsProtobuf).
 	PrefersProtobuf bool
+	// VersionedClientsetPkg, as informer-gen's --versioned-clientset-package,
+	// is an existing clientset the informers and controllers use, e.g.
+	// k8s.io/client-go/kubernetes; empty for the one this run generates
+	// under OutputPkg.
+	VersionedClientsetPkg string
+	// SingleDirectory, as informer-gen's --single-directory, puts the
+	// informers in <OutputPkg>/informers rather than
+	// <OutputPkg>/informers/externalversions.
+	SingleDirectory bool
+	// Builtin returns the model of a k8s.io/api package as the ctrlgen
+	// module ships its informers and listers (see Shipped), for
+	// "+ctrlgen:controller:owns=" kinds this run does not generate. Nil:
+	// such kinds must be among the run's packages.
+	Builtin func(pkgPath string) (*model.Project, error)
 }
 
 // Build returns the project the loaded packages describe, and warnings.
 // The error lists every marker problem, each with its file:line.
 func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagnostic, error) {
-	b := &builder{prog: prog, opts: opts, graph: typegraph.New(prog, prog.Fset), groups: map[string]*model.Group{}, groupPkgs: map[string]string{}, versions: map[string]string{}}
+	b := &builder{prog: prog, opts: opts, graph: typegraph.New(prog, prog.Fset), groups: map[string]*model.Group{}, groupPkgs: map[string]string{}, versions: map[string]string{}, builtin: map[string]builtinResult{}}
 	p := &model.Project{
 		Module:      opts.Module,
 		OutputDir:   opts.OutputDir,
@@ -56,10 +73,16 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		ControllersPkg: opts.ControllersPkg,
 	}
 	p.ClientsetPkg = opts.OutputPkg + "/clientset/versioned"
+	if opts.VersionedClientsetPkg != "" {
+		p.ClientsetPkg, p.ClientsetExternal = opts.VersionedClientsetPkg, true
+	}
 	p.ClientsetSchemePkg = p.ClientsetPkg + "/scheme"
 	p.ClientsetFakePkg = p.ClientsetPkg + "/fake"
 	p.ListersPkg = opts.OutputPkg + "/listers"
 	p.InformersPkg = opts.OutputPkg + "/informers/externalversions"
+	if opts.SingleDirectory {
+		p.InformersPkg = opts.OutputPkg + "/informers"
+	}
 	p.InternalInterfacesPkg = p.InformersPkg + "/internalinterfaces"
 
 	var apis []*apiPackage
@@ -78,8 +101,10 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
 	model.DeriveClientNames(p)
-	if err := model.FindUserExpansions(p); err != nil {
-		return nil, b.warnings, err
+	if opts.OutputDir != "" {
+		if err := model.FindUserExpansions(p); err != nil {
+			return nil, b.warnings, err
+		}
 	}
 	b.controllers(p)
 	if len(b.errs) > 0 {
@@ -98,6 +123,8 @@ type builder struct {
 	versions  map[string]string // "group/version" → package
 	errs      []error
 	warnings  []markers.Diagnostic
+	// builtin caches Options.Builtin by package.
+	builtin map[string]builtinResult
 }
 
 func (b *builder) report(diags []markers.Diagnostic) {

@@ -71,10 +71,23 @@ func (b *builder) controllers(p *model.Project) {
 }
 
 // owned resolves an owns= marker to a kind of the run that has an
-// informer, or says which package to add.
+// informer, or else to a built-in kind of the tree the ctrlgen module
+// ships (see Shipped), or says which package to add.
 func (b *builder) owned(owner *model.Kind, o *model.Owned, k *model.Kind) {
 	gvk := o.GVK
 	name := fmt.Sprintf("%s/%s.%s", groupOrCore(gvk.Group), gvk.Version, gvk.Kind)
+	var builtin *model.Project
+	if pkg, ok := builtinPackage(gvk); k == nil && ok && b.opts.Builtin != nil {
+		var err error
+		if k, builtin, err = b.builtinKind(pkg, gvk); err != nil {
+			b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %v", name, err)
+			return
+		}
+		if k == nil {
+			b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %s declares no +genclient kind %s", name, pkg, gvk.Kind)
+			return
+		}
+	}
 	switch {
 	case k == nil:
 		b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %s is not among the packages ctrlgen reads; add %s to ctrlgen's packages so that its informer is generated with the others",
@@ -85,6 +98,10 @@ func (b *builder) owned(owner *model.Kind, o *model.Owned, k *model.Kind) {
 		b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %s is cluster-scoped, and a cluster-scoped object cannot be owned by a namespaced %s", name, gvk.Kind, owner.Name)
 	default:
 		o.Kind = k
+		if builtin != nil {
+			o.Builtin = true
+			owner.Controller.Kube = &model.Kube{ClientsetPkg: builtin.ClientsetPkg, InformersPkg: builtin.InformersPkg}
+		}
 	}
 }
 
@@ -254,38 +271,13 @@ func gvkString(k *model.Kind) string {
 	return fmt.Sprintf("%s/%s.%s", groupOrCore(k.Version.Group.Name), k.Version.Name, k.Name)
 }
 
-// builtinAPIPackages are the k8s.io/api directories of the built-in
-// groups whose directory is not the group name.
-var builtinAPIPackages = map[string]string{
-	"":                             "core",
-	"admissionregistration.k8s.io": "admissionregistration",
-	"authentication.k8s.io":        "authentication",
-	"authorization.k8s.io":         "authorization",
-	"certificates.k8s.io":          "certificates",
-	"coordination.k8s.io":          "coordination",
-	"discovery.k8s.io":             "discovery",
-	"events.k8s.io":                "events",
-	"flowcontrol.apiserver.k8s.io": "flowcontrol",
-	"imagepolicy.k8s.io":           "imagepolicy",
-	"internal.apiserver.k8s.io":    "apiserverinternal",
-	"networking.k8s.io":            "networking",
-	"node.k8s.io":                  "node",
-	"rbac.authorization.k8s.io":    "rbac",
-	"resource.k8s.io":              "resource",
-	"scheduling.k8s.io":            "scheduling",
-	"storage.k8s.io":               "storage",
-	"storagemigration.k8s.io":      "storagemigration",
-}
-
 // packageHint names the package that declares gvk: k8s.io/api's for the
 // built-in groups, a description otherwise.
 func packageHint(gvk model.GroupVersionKind) string {
-	if dir, ok := builtinAPIPackages[gvk.Group]; ok {
-		return "k8s.io/api/" + dir + "/" + gvk.Version
+	if pkg, ok := builtinPackage(gvk); ok {
+		return pkg
 	}
 	switch gvk.Group {
-	case "apps", "autoscaling", "batch", "extensions", "policy":
-		return "k8s.io/api/" + gvk.Group + "/" + gvk.Version
 	case "apiextensions.k8s.io":
 		return "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/" + gvk.Version
 	case "apiregistration.k8s.io":

@@ -36,9 +36,9 @@ type mydemoWant struct {
 func TestMydemoConvergence(t *testing.T) {
 	e := env(t)
 	installMydemoCRD(t, e)
-	md := mydemoClient(t, e)
-	waitGarbageCollectorKnowsMydemos(t, md)
-	ns := namespace(t, kubernetes.NewForConfigOrDie(e.Config()))
+	md, kc := mydemoClient(t, e), kubeClient(t, e)
+	waitGarbageCollectorKnowsMydemos(t, md, kc)
+	ns := namespace(t, kc)
 	ctx := context.Background()
 	start := time.Now()
 
@@ -124,7 +124,7 @@ func TestMydemoConvergence(t *testing.T) {
 	written := time.Since(start)
 
 	poll(t, 4*time.Minute, time.Second, "convergence", func() (bool, string) {
-		return mydemosConverged(ctx, md, ns, want, gone)
+		return mydemosConverged(ctx, md, kc, ns, want, gone)
 	})
 	converged := time.Since(start)
 
@@ -149,12 +149,12 @@ func TestMydemoConvergence(t *testing.T) {
 func ip(i int) string { return fmt.Sprintf("10.0.%d.%d", i/256, i%256) }
 
 // mydemosConverged compares the namespace with what the test wrote.
-func mydemosConverged(ctx context.Context, md versioned.Interface, ns string, want map[string]mydemoWant, gone []string) (bool, string) {
+func mydemosConverged(ctx context.Context, md versioned.Interface, kc kubernetes.Interface, ns string, want map[string]mydemoWant, gone []string) (bool, string) {
 	mds, err := md.CrddemoV1().Mydemos(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return false, err.Error()
 	}
-	cms, err := md.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	cms, err := kc.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return false, err.Error()
 	}

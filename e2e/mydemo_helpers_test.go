@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
@@ -112,7 +113,7 @@ var gcKnowsMydemos struct {
 // that deleted Mydemos right after the CRD was installed would wait a long
 // time for dependents queued early. Each probe (a Mydemo, a ConfigMap it
 // owns, then the Mydemo deleted) starts with a fresh backoff.
-func waitGarbageCollectorKnowsMydemos(t *testing.T, md versioned.Interface) {
+func waitGarbageCollectorKnowsMydemos(t *testing.T, md versioned.Interface, kc kubernetes.Interface) {
 	t.Helper()
 	gcKnowsMydemos.Lock()
 	defer gcKnowsMydemos.Unlock()
@@ -126,7 +127,7 @@ func waitGarbageCollectorKnowsMydemos(t *testing.T, md versioned.Interface) {
 	var dependents []string
 	defer func() {
 		for _, name := range dependents {
-			_ = md.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{})
+			_ = kc.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{})
 		}
 	}()
 	for i := 0; ; i++ {
@@ -140,7 +141,7 @@ func waitGarbageCollectorKnowsMydemos(t *testing.T, md versioned.Interface) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		dep, err := md.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+		dep, err := kc.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
 			Name:            owner.Name + "-dependent",
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: crddemov1.SchemeGroupVersion.String(), Kind: "Mydemo", Name: owner.Name, UID: owner.UID}},
 		}}, metav1.CreateOptions{})
@@ -153,7 +154,7 @@ func waitGarbageCollectorKnowsMydemos(t *testing.T, md versioned.Interface) {
 		}
 		for wait := time.Now().Add(2 * time.Second); time.Now().Before(wait); time.Sleep(50 * time.Millisecond) {
 			for _, name := range dependents {
-				if _, err := md.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+				if _, err := kc.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 					t.Logf("the garbage collector handles Mydemo owners after %v (%d probes)", time.Since(start).Round(time.Millisecond), i+1)
 					gcKnowsMydemos.done = true
 					return
@@ -163,13 +164,26 @@ func waitGarbageCollectorKnowsMydemos(t *testing.T, md versioned.Interface) {
 	}
 }
 
-// mydemoClient returns the example's generated clientset (Mydemos and the
-// core group), with a rate limit high enough for bulk writers.
+// mydemoClient returns the example's generated clientset (Mydemos), with a
+// rate limit high enough for bulk writers.
 func mydemoClient(t *testing.T, e *testenv.Env) *versioned.Clientset {
 	t.Helper()
 	cfg := e.Config()
 	cfg.QPS, cfg.Burst = 1000, 2000
 	c, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// kubeClient returns client-go's clientset (ConfigMaps, as the controller
+// writes them), with mydemoClient's rate limit.
+func kubeClient(t *testing.T, e *testenv.Env) *kubernetes.Clientset {
+	t.Helper()
+	cfg := e.Config()
+	cfg.QPS, cfg.Burst = 1000, 2000
+	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

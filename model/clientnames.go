@@ -44,7 +44,8 @@ func DeriveClientNames(p *Project) {
 }
 
 // FindUserExpansions sets HasClientExpansion and HasListerExpansion from
-// the files in the typed client and lister directories under OutputDir.
+// the files in the typed client and lister directories under OutputDir
+// (no typed client's when the clientset is another's).
 func FindUserExpansions(p *Project) error {
 	exists := func(pkg, file string) (bool, error) {
 		dir, err := p.DirOf(pkg)
@@ -66,8 +67,10 @@ func FindUserExpansions(p *Project) error {
 			for _, k := range v.Kinds {
 				var err error
 				file := k.FileName + "_expansion.go"
-				if k.HasClientExpansion, err = exists(v.TypedClientPkg, file); err != nil {
-					return err
+				if !p.ClientsetExternal {
+					if k.HasClientExpansion, err = exists(v.TypedClientPkg, file); err != nil {
+						return err
+					}
 				}
 				if k.HasListerExpansion, err = exists(v.ListerPkg, file); err != nil {
 					return err

@@ -54,6 +54,18 @@ type Controller struct {
 	// HasDeleted wires the user's Deleted(ctx, key) method, called for keys
 	// whose object is gone.
 	HasDeleted bool
+
+	// Kube is set when the controller owns a built-in kind from the tree
+	// the ctrlgen module ships (Owned.Builtin): the controller then also
+	// takes that tree's informer factory and its clientset.
+	Kube *Kube
+}
+
+// Kube names the informers the ctrlgen module ships for k8s.io/api and
+// the clientset they take.
+type Kube struct {
+	ClientsetPkg string // "k8s.io/client-go/kubernetes"
+	InformersPkg string // "github.com/ctrlgen/ctrlgen/kube/informers"
 }
 
 // Owned is one "+ctrlgen:controller:owns=" kind.
@@ -62,9 +74,12 @@ type Owned struct {
 	GVK GroupVersionKind
 	// Pos is where the marker is.
 	Pos token.Position
-	// Kind is the owned kind, found among the run's kinds; it has an
-	// informer in the same generated factory.
-	Kind *Kind
+	// Kind is the owned kind, found among the run's kinds, so that it has
+	// an informer in the same generated factory; or else, Builtin, a
+	// kind of k8s.io/api, with its informer in the factory the ctrlgen
+	// module ships (Controller.Kube).
+	Kind    *Kind
+	Builtin bool
 	// ListerField is the Controller struct's field holding the owned
 	// kind's lister, "configMapLister"; InformerVar the variable New keeps
 	// its informer in, "configMaps".

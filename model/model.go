@@ -15,12 +15,21 @@ type Project struct {
 	Boilerplate string
 
 	// Import paths of the generated packages, derived from OutputPkg.
-	ClientsetPkg          string // <OutputPkg>/clientset/versioned
-	ClientsetSchemePkg    string // <ClientsetPkg>/scheme
-	ClientsetFakePkg      string // <ClientsetPkg>/fake
-	ListersPkg            string // <OutputPkg>/listers
-	InformersPkg          string // <OutputPkg>/informers/externalversions
+	ClientsetPkg       string // <OutputPkg>/clientset/versioned, or --versioned-clientset-package
+	ClientsetSchemePkg string // <ClientsetPkg>/scheme
+	ClientsetFakePkg   string // <ClientsetPkg>/fake
+	ListersPkg         string // <OutputPkg>/listers
+	// InformersPkg is <OutputPkg>/informers/externalversions, as
+	// informer-gen's default, or <OutputPkg>/informers with
+	// --single-directory, as client-go's k8s.io/client-go/informers.
+	InformersPkg          string
 	InternalInterfacesPkg string // <InformersPkg>/internalinterfaces
+
+	// ClientsetExternal is true when ClientsetPkg is a clientset this run
+	// does not generate (--versioned-clientset-package, e.g.
+	// k8s.io/client-go/kubernetes): the informers and controllers use it,
+	// and the clientset generator writes nothing.
+	ClientsetExternal bool
 
 	// ControllersDir holds a package per controller kind,
 	// <ControllersDir>/<lower-case kind>; ControllersPkg is its import

@@ -21,12 +21,12 @@ import (
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
-	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 )
 
 // ClientGoController is the mydemo controller written the way
 // k8s.io/sample-controller writes one: client-go SharedIndexInformers (a
-// ListWatch over the generated clientset) for Mydemos and ConfigMaps, a
+// ListWatch over the generated clientset for Mydemos, over client-go's
+// for ConfigMaps), a
 // ConfigMap lister, and a typed rate-limited workqueue fed by event
 // handlers and drained by workers (processNextWorkItem, syncHandler,
 // Forget/AddRateLimited).
@@ -36,7 +36,7 @@ import (
 // status.observedGeneration after a successful reconcile, UpdateStatus only
 // when the status changed, a conflicting write retried on a fresh Get.
 type ClientGoController struct {
-	client versioned.Interface
+	clients Clients
 
 	mydemoInformer    cache.SharedIndexInformer
 	configMapInformer cache.SharedIndexInformer
@@ -53,7 +53,8 @@ const statusConflictRetries = 5
 // NewClientGoController builds the informers (all namespaces, as
 // ctrlgen's shared factory) and registers the event handlers; call Start,
 // then Run.
-func NewClientGoController(client versioned.Interface, resync time.Duration) (*ClientGoController, error) {
+func NewClientGoController(clients Clients, resync time.Duration) (*ClientGoController, error) {
+	client, kube := clients.Mydemo, clients.Kube
 	mydemos := cache.NewSharedIndexInformer(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
@@ -67,16 +68,16 @@ func NewClientGoController(client versioned.Interface, resync time.Duration) (*C
 	configMaps := cache.NewSharedIndexInformer(
 		cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{
 			ListWithContextFunc: func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
-				return client.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, opts)
+				return kube.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, opts)
 			},
 			WatchFuncWithContext: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				return client.CoreV1().ConfigMaps(metav1.NamespaceAll).Watch(ctx, opts)
+				return kube.CoreV1().ConfigMaps(metav1.NamespaceAll).Watch(ctx, opts)
 			},
-		}, client),
+		}, kube),
 		&corev1.ConfigMap{}, resync, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
 
 	c := &ClientGoController{
-		client:            client,
+		clients:           clients,
 		mydemoInformer:    mydemos,
 		configMapInformer: configMaps,
 		configMapLister:   corelisters.NewConfigMapLister(configMaps.GetIndexer()),
@@ -249,10 +250,10 @@ func (c *ClientGoController) reconcile(ctx context.Context, md *crddemov1.Mydemo
 
 	current, err := c.configMapLister.ConfigMaps(want.Namespace).Get(want.Name)
 	if apierrors.IsNotFound(err) {
-		current, err = c.client.CoreV1().ConfigMaps(want.Namespace).Create(ctx, want, metav1.CreateOptions{})
+		current, err = c.clients.Kube.CoreV1().ConfigMaps(want.Namespace).Create(ctx, want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			// Created since our cache last heard: look at the real one.
-			current, err = c.client.CoreV1().ConfigMaps(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
+			current, err = c.clients.Kube.CoreV1().ConfigMaps(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
 		}
 	}
 	if err != nil {
@@ -265,7 +266,7 @@ func (c *ClientGoController) reconcile(ctx context.Context, md *crddemov1.Mydemo
 		return err
 	}
 	if !mydemo.UpToDate(current, want) {
-		if _, err := c.client.CoreV1().ConfigMaps(want.Namespace).Update(ctx, withSpec(current, want), metav1.UpdateOptions{}); err != nil {
+		if _, err := c.clients.Kube.CoreV1().ConfigMaps(want.Namespace).Update(ctx, withSpec(current, want), metav1.UpdateOptions{}); err != nil {
 			markFailed(md, "ConfigMapFailed", err)
 			return err
 		}
@@ -280,7 +281,7 @@ func (c *ClientGoController) writeStatus(ctx context.Context, key cache.ObjectNa
 	if equality.Semantic.DeepEqual(cached.Status, md.Status) {
 		return nil
 	}
-	mydemos := c.client.CrddemoV1().Mydemos(key.Namespace)
+	mydemos := c.clients.Mydemo.CrddemoV1().Mydemos(key.Namespace)
 	_, err := mydemos.UpdateStatus(ctx, md, metav1.UpdateOptions{})
 	for i := 0; apierrors.IsConflict(err) && i < statusConflictRetries; i++ {
 		fresh, gerr := mydemos.Get(ctx, key.Name, metav1.GetOptions{})

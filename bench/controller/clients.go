@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/flowcontrol"
@@ -44,21 +45,34 @@ func (l *countingLimiter) Stats() ClientStats {
 	return ClientStats{Requests: l.requests.Load(), Wait: time.Duration(l.wait.Load())}
 }
 
-// NewClient returns a clientset on kubeconfig configured as the ctrlgen
-// manager configures its own (clientcmd, then ClientLimits), with its own
-// rate limiter, whose stats the second result reports.
-func NewClient(kubeconfig string) (*versioned.Clientset, func() ClientStats, error) {
+// Clients are the two clientsets the mydemo controller talks through, as
+// its generated Init builds them: the example's generated clientset for
+// Mydemos, and client-go's for ConfigMaps (and the other built-in kinds).
+type Clients struct {
+	Mydemo versioned.Interface
+	Kube   kubernetes.Interface
+}
+
+// NewClient returns the two clientsets on kubeconfig configured as the
+// ctrlgen manager configures a controller's (clientcmd, then ClientLimits,
+// then one rate limiter shared by both, as manager.Context.ClientConfig
+// gives them), whose stats the second result reports.
+func NewClient(kubeconfig string) (Clients, func() ClientStats, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
-		return nil, nil, err
+		return Clients{}, nil, err
 	}
 	cfg.QPS, cfg.Burst = ClientLimits()
 	// The limiter NewForConfig would build from QPS and Burst, counted.
 	limiter := &countingLimiter{RateLimiter: flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)}
 	cfg.RateLimiter = limiter
-	cs, err := versioned.NewForConfig(rest.CopyConfig(cfg))
+	md, err := versioned.NewForConfig(rest.CopyConfig(cfg))
 	if err != nil {
-		return nil, nil, err
+		return Clients{}, nil, err
 	}
-	return cs, limiter.Stats, nil
+	kube, err := kubernetes.NewForConfig(rest.CopyConfig(cfg))
+	if err != nil {
+		return Clients{}, nil, err
+	}
+	return Clients{Mydemo: md, Kube: kube}, limiter.Stats, nil
 }

@@ -10,12 +10,15 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/fake"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions"
+	kubeinformers "github.com/ctrlgen/ctrlgen/kube/informers"
 )
 
 // TestMydemosBecomeReady runs each implementation on a few Mydemos against
@@ -64,31 +67,43 @@ func TestSharedPartsMatchReconcileGo(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			objs := []runtime.Object{md.DeepCopy()}
-			if tc.cm != nil {
-				objs = append(objs, tc.cm.DeepCopy())
+			// The Mydemo in the generated fake clientset, the ConfigMap in
+			// client-go's, as each controller reads and writes them.
+			clients := func() Clients {
+				var cms []runtime.Object
+				if tc.cm != nil {
+					cms = append(cms, tc.cm.DeepCopy())
+				}
+				return Clients{Mydemo: fake.NewClientset(md.DeepCopy()), Kube: kubefake.NewClientset(cms...)}
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 
-			theirs := fake.NewClientset(objs...)
-			factory := externalversions.NewSharedInformerFactory(theirs, 0)
-			c, err := mydemo.New(theirs, factory, record.NewFakeRecorder(10))
+			theirs := clients()
+			factory := externalversions.NewSharedInformerFactory(theirs.Mydemo, 0)
+			kubeFactory := kubeinformers.NewSharedInformerFactory(theirs.Kube, 0)
+			c, err := mydemo.New(theirs.Mydemo, factory, theirs.Kube, kubeFactory, record.NewFakeRecorder(10))
 			if err != nil {
 				t.Fatal(err)
 			}
 			factory.StartWithContext(ctx)
+			kubeFactory.StartWithContext(ctx)
 			defer func() {
 				cancel()
 				factory.Shutdown()
+				kubeFactory.Shutdown()
 			}()
-			if err := factory.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
-				t.Fatal(err)
+			for _, f := range []interface {
+				WaitForCacheSyncWithContext(context.Context) cache.SyncResult
+			}{factory, kubeFactory} {
+				if err := f.WaitForCacheSyncWithContext(ctx).AsError(); err != nil {
+					t.Fatal(err)
+				}
 			}
 			want := md.DeepCopy()
 			_, wantErr := c.Reconcile(ctx, want)
 
-			ours := fake.NewClientset(objs...)
+			ours := clients()
 			cg, err := NewClientGoController(ours, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -109,14 +124,16 @@ func TestSharedPartsMatchReconcileGo(t *testing.T) {
 			if a, b := withoutTimes(want.Status), withoutTimes(got.Status); !equality.Semantic.DeepEqual(a, b) {
 				t.Errorf("status:\nreconcile.go %+v\nclient-go    %+v", a, b)
 			}
-			wantCM, err := theirs.CoreV1().ConfigMaps("ns").Get(ctx, mydemo.ConfigMapName(md), metav1.GetOptions{})
+			wantCM, err := theirs.Kube.CoreV1().ConfigMaps("ns").Get(ctx, mydemo.ConfigMapName(md), metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotCM, err := ours.CoreV1().ConfigMaps("ns").Get(ctx, mydemo.ConfigMapName(md), metav1.GetOptions{})
+			gotCM, err := ours.Kube.CoreV1().ConfigMaps("ns").Get(ctx, mydemo.ConfigMapName(md), metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
+			// client-go's fake tracks managed fields, with the time of each write.
+			wantCM.ManagedFields, gotCM.ManagedFields = nil, nil
 			if !equality.Semantic.DeepEqual(wantCM.ObjectMeta, gotCM.ObjectMeta) || !equality.Semantic.DeepEqual(wantCM.Data, gotCM.Data) {
 				t.Errorf("ConfigMap:\nreconcile.go %+v %v\nclient-go    %+v %v", wantCM.ObjectMeta, wantCM.Data, gotCM.ObjectMeta, gotCM.Data)
 			}

@@ -13,7 +13,6 @@ import (
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
-	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 )
 
 // Floor makes a controller's writes with no informer, no queue and no
@@ -23,9 +22,9 @@ import (
 // the apiserver needs for the writes at this concurrency and these client
 // limits, which no controller can beat.
 type Floor struct {
-	client versioned.Interface
-	in     chan *crddemov1.Mydemo
-	wg     sync.WaitGroup
+	clients Clients
+	in      chan *crddemov1.Mydemo
+	wg      sync.WaitGroup
 
 	mu        sync.Mutex
 	lastWrite time.Time
@@ -34,8 +33,8 @@ type Floor struct {
 
 // StartFloor starts workers goroutines; they stop when ctx is done or
 // after Finish.
-func StartFloor(ctx context.Context, client versioned.Interface, workers, capacity int) *Floor {
-	f := &Floor{client: client, in: make(chan *crddemov1.Mydemo, capacity)}
+func StartFloor(ctx context.Context, clients Clients, workers, capacity int) *Floor {
+	f := &Floor{clients: clients, in: make(chan *crddemov1.Mydemo, capacity)}
 	for range workers {
 		f.wg.Go(func() {
 			for md := range f.in {
@@ -66,7 +65,7 @@ func (f *Floor) Finish() (lastWrite time.Time, err error) {
 
 func (f *Floor) write(ctx context.Context, md *crddemov1.Mydemo) error {
 	err := retryTransient(ctx, func() error {
-		_, err := f.client.CoreV1().ConfigMaps(md.Namespace).Create(ctx, mydemo.DesiredConfigMap(md), metav1.CreateOptions{})
+		_, err := f.clients.Kube.CoreV1().ConfigMaps(md.Namespace).Create(ctx, mydemo.DesiredConfigMap(md), metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			return nil // an earlier attempt made it
 		}
@@ -77,7 +76,7 @@ func (f *Floor) write(ctx context.Context, md *crddemov1.Mydemo) error {
 	}
 	markReady(md)
 	md.Status.ObservedGeneration = md.Generation
-	mydemos := f.client.CrddemoV1().Mydemos(md.Namespace)
+	mydemos := f.clients.Mydemo.CrddemoV1().Mydemos(md.Namespace)
 	return retryTransient(ctx, func() error {
 		_, err := mydemos.UpdateStatus(ctx, md, metav1.UpdateOptions{})
 		if apierrors.IsConflict(err) {

@@ -52,7 +52,7 @@ var impls = []string{implCtrlgen, implClientGo, implFloor}
 type harness struct {
 	env        *testenv.Env
 	kubeconfig string
-	admin      *versioned.Clientset
+	admin      Clients
 }
 
 var (
@@ -155,7 +155,7 @@ func (h *harness) installCRD(ctx context.Context) error {
 		return fmt.Errorf("creating the Mydemo CRD: %w", err)
 	}
 	return poll(ctx, time.Minute, "the Mydemo CRD to be served", func() (bool, error) {
-		_, err := h.admin.CrddemoV1().Mydemos(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{Limit: 1})
+		_, err := h.admin.Mydemo.CrddemoV1().Mydemos(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{Limit: 1})
 		return err == nil, err
 	})
 }
@@ -208,7 +208,7 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 	// garbage collected.
 	res.Settle = h.settle(tb)
 	runtime.GC()
-	ns, err := h.admin.CoreV1().Namespaces().Create(ctx,
+	ns, err := h.admin.Kube.CoreV1().Namespaces().Create(ctx,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "bench-" + impl + "-"}}, metav1.CreateOptions{})
 	if err != nil {
 		tb.Fatal(err)
@@ -283,7 +283,7 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 
 	// Every implementation runs the same watcher, the floor included, so
 	// that the apiserver and this process carry the same load.
-	w, err := watchReady(implCtx, watcherClient, ns.Name, n)
+	w, err := watchReady(implCtx, watcherClient.Mydemo, ns.Name, n)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -296,7 +296,7 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 	selfCPU, controlPlaneCPU, machineCPU := cpuTime(self), cpuTime(controlPlane), machineCPUTime()
 	t.StartTimer()
 	start := time.Now()
-	lastCreate, err := createMydemos(ctx, creator, ns.Name, n, Workers, onCreated)
+	lastCreate, err := createMydemos(ctx, creator.Mydemo, ns.Name, n, Workers, onCreated)
 	if err != nil {
 		t.StopTimer()
 		tb.Fatal(err)
@@ -489,11 +489,11 @@ func watchReady(ctx context.Context, client versioned.Interface, ns string, n in
 // as the controller renders it.
 func (h *harness) check(tb testing.TB, ctx context.Context, ns string, n int) {
 	tb.Helper()
-	mydemos, err := h.admin.CrddemoV1().Mydemos(ns).List(ctx, metav1.ListOptions{})
+	mydemos, err := h.admin.Mydemo.CrddemoV1().Mydemos(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	configMaps, err := h.admin.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	configMaps, err := h.admin.Kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -532,13 +532,13 @@ func (h *harness) deleteNamespace(tb testing.TB, ns string) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := h.admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+	if err := h.admin.Kube.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		tb.Errorf("deleting namespace %s: %v", ns, err)
 		return
 	}
 	start := time.Now()
 	err := poll(ctx, 10*time.Minute, "namespace "+ns+" to be deleted", func() (bool, error) {
-		_, err := h.admin.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		_, err := h.admin.Kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), err
 	})
 	if err != nil {

@@ -12,23 +12,26 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/client-go/kubernetes"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
-	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
 )
 
-// TestContentTypes checks what the generated clientset sends: protobuf for
-// the built-in ConfigMaps, as client-go's own clientset does, and JSON for
-// Mydemos, a custom resource, which the apiserver serves as JSON only.
+// TestContentTypes checks what the controller's two clientsets send, as
+// Init builds them from one rest config: protobuf for the built-in
+// ConfigMaps, through client-go's clientset, and JSON for Mydemos, a
+// custom resource the apiserver serves as JSON only, through the
+// generated one.
 func TestContentTypes(t *testing.T) {
 	type request struct{ contentType, accept string }
 	var (
 		mu  sync.Mutex
 		got = map[string]request{}
 	)
-	pb := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme)
+	pb := protobuf.NewSerializer(kubescheme.Scheme, kubescheme.Scheme)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -58,12 +61,17 @@ func TestContentTypes(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	cs, err := versioned.NewForConfig(&rest.Config{Host: srv.URL})
+	config := &rest.Config{Host: srv.URL}
+	cs, err := versioned.NewForConfig(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kube, err := kubernetes.NewForConfig(config)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	cm, err := cs.CoreV1().ConfigMaps("ns").Create(ctx, &corev1.ConfigMap{
+	cm, err := kube.CoreV1().ConfigMaps("ns").Create(ctx, &corev1.ConfigMap{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{Name: "a"},
 		Data:       map[string]string{"k": "v"},

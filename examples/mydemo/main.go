@@ -14,7 +14,7 @@
 // Lease is released; a second signal exits at once.
 package main
 
-//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated ./apis/... k8s.io/api/core/v1
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated ./apis/...
 
 import (
 	"context"

@@ -19,15 +19,17 @@ type Generator struct{}
 
 func (Generator) Name() string { return "clientset" }
 
-// Owns is true below clientset/versioned.
+// Owns is true below clientset/versioned, unless the clientset is
+// another's (--versioned-clientset-package).
 func (Generator) Owns(p *model.Project, path string) bool {
-	return p.InTree(p.ClientsetPkg, path)
+	return !p.ClientsetExternal && p.InTree(p.ClientsetPkg, path)
 }
 
-// Generate returns the clientset's files; none when no kind has a client.
+// Generate returns the clientset's files; none when no kind has a client,
+// or when the run uses another clientset (--versioned-clientset-package).
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	versions := p.ClientVersions()
-	if len(versions) == 0 {
+	if len(versions) == 0 || p.ClientsetExternal {
 		return nil, nil
 	}
 	s := tmpl.NewSet(p)

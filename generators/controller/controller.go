@@ -6,7 +6,11 @@
 //   - zz_generated.controller.go, rewritten every run: the Controller
 //     struct (clientset, listers of the kind and of the kinds it owns,
 //     event recorder), New over a generated SharedInformerFactory, Init
-//     for runtime/manager, and Run, Name and HasSynced;
+//     for runtime/manager, and Run, Name and HasSynced. An owned built-in
+//     kind (k8s.io/api) that the run does not generate is watched through
+//     the informers the ctrlgen module ships (kube/informers), on
+//     client-go's kubernetes.Interface, which New and the Controller
+//     then take as well (kubeClient, kubeFactory);
 //   - reconcile.go, written once for the user to edit: a working
 //     Reconcile (and Finalize with a finalizer). It is written only while
 //     the package declares no Reconcile, and never overwritten or removed.

@@ -18,7 +18,7 @@ import (
 func module(t *testing.T) (string, ctrlgen.Config) {
 	t.Helper()
 	dir := testmod.New(t, "../testdata/controller/in", "example.com/controller")
-	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/...", "k8s.io/api/core/v1"}, OutputDir: "generated", Stderr: &bytes.Buffer{}}
+	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", Stderr: &bytes.Buffer{}}
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -193,20 +193,58 @@ func TestOnlyTheControllerGeneratorRemovesStaleWiring(t *testing.T) {
 	}
 }
 
-func TestOwnedKindMustBeAnInput(t *testing.T) {
-	_, cfg := module(t)
-	cfg.Patterns = []string{"./apis/..."} // without k8s.io/api/core/v1
-	err := ctrlgen.Run(cfg)
-	want := "apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=core/v1.ConfigMap: ConfigMap is not among the packages ctrlgen reads; add k8s.io/api/core/v1 to ctrlgen's packages"
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("error %v\nwant it to contain %q", err, want)
+// TestOwnedBuiltinKind: a built-in kind the run does not generate is
+// watched through the informers the ctrlgen module ships; one the run
+// generates, through the run's own. A kind or version k8s.io/api does not
+// have is an error at the marker.
+func TestOwnedBuiltinKind(t *testing.T) {
+	dir, cfg := module(t)
+	wiring := filepath.Join(dir, "controllers/backup/zz_generated.controller.go")
+	if w := read(t, wiring); !strings.Contains(w, "configMapInformer := kubeFactory.Core().V1().ConfigMaps()") ||
+		!strings.Contains(w, `listerscorev1 "github.com/ctrlgen/ctrlgen/kube/listers/core/v1"`) {
+		t.Errorf("the wiring of a built-in owned kind:\n%s", w)
+	}
+	if exists(filepath.Join(dir, "generated/listers/core")) {
+		t.Error("core/v1 listers were generated into the project")
+	}
+
+	// With k8s.io/api/core/v1 among the packages, the project's own.
+	own := cfg
+	own.Patterns = []string{"./apis/...", "k8s.io/api/core/v1"}
+	if err := ctrlgen.Run(own); err != nil {
+		t.Fatal(err)
+	}
+	if w := read(t, wiring); !strings.Contains(w, "configMapInformer := factory.Core().V1().ConfigMaps()") ||
+		strings.Contains(w, "kubeFactory") || strings.Contains(w, "kubeClient") {
+		t.Errorf("the wiring of an owned kind the project generates:\n%s", w)
+	}
+	if out, err := testmod.Go(t, dir, "build", "./..."); err != nil {
+		t.Errorf("go build: %v\n%s", err, out)
+	}
+
+	types := filepath.Join(dir, "apis/ops/v1/types.go")
+	for _, tc := range []struct{ owns, want string }{
+		{"core/v1.NoSuchKind", "apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=core/v1.NoSuchKind: k8s.io/api/core/v1 declares no +genclient kind NoSuchKind"},
+		{"apps/v9.Deployment", "apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=apps/v9.Deployment: "},
+		{"authentication.k8s.io/v1.TokenReview", "apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=authentication.k8s.io/v1.TokenReview: TokenReview has no informer"},
+		{"other.example.com/v1.Thing", `apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=other.example.com/v1.Thing: Thing is not among the packages ctrlgen reads; add the package that declares group "other.example.com" version v1 to ctrlgen's packages`},
+	} {
+		t.Run(tc.owns, func(t *testing.T) {
+			src := read(t, types)
+			defer testmod.Write(t, types, []byte(src))
+			replace(t, types, "owns=core/v1.ConfigMap", "owns="+tc.owns)
+			err := ctrlgen.Run(cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v\nwant it to contain %q", err, tc.want)
+			}
+		})
 	}
 }
 
 func TestControllersDirFlag(t *testing.T) {
 	dir := testmod.New(t, "../testdata/controller/in", "example.com/controller")
 	os.RemoveAll(filepath.Join(dir, "controllers"))
-	cfg, err := ctrlgen.ParseArgs([]string{"--output-dir", "pkg/generated", "--controllers-dir", "internal/ctrl", "./apis/...", "k8s.io/api/core/v1"}, &bytes.Buffer{})
+	cfg, err := ctrlgen.ParseArgs([]string{"--output-dir", "pkg/generated", "--controllers-dir", "internal/ctrl", "./apis/..."}, &bytes.Buffer{})
 	if err != nil {
 		t.Fatal(err)
 	}

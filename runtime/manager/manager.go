@@ -26,6 +26,7 @@ import (
 	clientcache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/flowcontrol"
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
@@ -156,6 +157,21 @@ func SharedFactory[F Factory](mc *Context, key string, newFactory func() (F, err
 	mc.shared[key] = f
 	mc.factories = append(mc.factories, f)
 	return f, nil
+}
+
+// ClientConfig returns a copy of Config with a client-side rate limiter
+// of its own, from Config's QPS and Burst (when Config has no limiter and
+// a positive QPS and Burst): every clientset built from the copy shares
+// that one limit, as the typed clients of one clientset do. A controller
+// that talks through two clientsets, its project's and client-go's for the
+// built-in kinds, builds both from one ClientConfig and so keeps the one
+// budget a controller with one clientset has.
+func (mc *Context) ClientConfig() *rest.Config {
+	cfg := rest.CopyConfig(mc.Config)
+	if cfg.RateLimiter == nil && cfg.QPS > 0 && cfg.Burst > 0 {
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
+	}
+	return cfg
 }
 
 // EventRecorder returns a recorder for component; scheme must know the

@@ -18,6 +18,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	clientcache "k8s.io/client-go/tools/cache"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
@@ -89,6 +91,29 @@ func TestSharedFactoryIsBuiltOncePerKey(t *testing.T) {
 	}
 	if _, err := SharedFactory(mc, "clientset-a", func() (*otherFactory, error) { return &otherFactory{}, nil }); err == nil {
 		t.Fatal("a factory of another type under the same key gave no error")
+	}
+}
+
+func TestClientConfigSharesOneRateLimiter(t *testing.T) {
+	mc := &Context{Config: &rest.Config{Host: "https://127.0.0.1:1", QPS: 20, Burst: 30}}
+	a, b := mc.ClientConfig(), mc.ClientConfig()
+	if a.RateLimiter == nil || a.RateLimiter.QPS() != 20 || a.RateLimiter == b.RateLimiter || mc.Config.RateLimiter != nil {
+		t.Errorf("ClientConfig: limiter %v (QPS 20 wanted), a second call's %v, Config's %v", a.RateLimiter, b.RateLimiter, mc.Config.RateLimiter)
+	}
+	// Every client built from the config waits on its limiter.
+	cs, err := kubernetes.NewForConfig(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rc := range []rest.Interface{cs.CoreV1().RESTClient(), cs.AppsV1().RESTClient()} {
+		if got := rc.GetRateLimiter(); got != a.RateLimiter {
+			t.Errorf("a client of the config has the rate limiter %v, not the config's", got)
+		}
+	}
+	// Without a positive QPS and Burst, the clientsets decide, as before.
+	mc.Config.QPS = 0
+	if c := mc.ClientConfig(); c.RateLimiter != nil {
+		t.Errorf("QPS 0: limiter %v", c.RateLimiter)
 	}
 }
 

@@ -35,7 +35,8 @@ func ConfigMapName(obj *crddemov1.Mydemo) string { return obj.Name + "-config" }
 // the spec changed. The ConfigMap's controller ownerReference, with
 // blockOwnerDeletion, lets the garbage collector delete it with obj.
 //
-// It reads through the lister and writes through the clientset. obj's
+// It reads through the listers and writes the ConfigMap through
+// kubeClient, client-go's clientset (which sends it as protobuf). obj's
 // status (configMapName, the Ready condition) is written back by the
 // wiring, which also sets status.observedGeneration after a nil error.
 func (c *Controller) Reconcile(ctx context.Context, obj *crddemov1.Mydemo) (controller.Result, error) {
@@ -46,10 +47,10 @@ func (c *Controller) Reconcile(ctx context.Context, obj *crddemov1.Mydemo) (cont
 	current, err := c.configMapLister.ConfigMaps(want.Namespace).Get(want.Name)
 	if apierrors.IsNotFound(err) {
 		logger.V(2).Info("Creating ConfigMap", "configMap", want.Name)
-		current, err = c.client.CoreV1().ConfigMaps(want.Namespace).Create(ctx, want, metav1.CreateOptions{})
+		current, err = c.kubeClient.CoreV1().ConfigMaps(want.Namespace).Create(ctx, want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			// Created since our cache last heard: look at the real one.
-			current, err = c.client.CoreV1().ConfigMaps(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
+			current, err = c.kubeClient.CoreV1().ConfigMaps(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
 		}
 	}
 	if err != nil {
@@ -70,7 +71,7 @@ func (c *Controller) Reconcile(ctx context.Context, obj *crddemov1.Mydemo) (cont
 		maps.Copy(updated.Labels, want.Labels)
 		// A Conflict means our copy is stale; the runtime requeues and the
 		// next attempt reads the newer one.
-		if _, err := c.client.CoreV1().ConfigMaps(want.Namespace).Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
+		if _, err := c.kubeClient.CoreV1().ConfigMaps(want.Namespace).Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
 			return controller.Result{}, c.fail(obj, "ConfigMapFailed", err)
 		}
 	}

@@ -17,7 +17,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/record"
 	"k8s.io/client-go/util/retry"
@@ -26,28 +29,54 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/fake"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions"
+	kubeinformers "github.com/ctrlgen/ctrlgen/kube/informers"
+	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
 )
 
 const ns = "demo"
 
-// start runs the controller over a fake clientset holding objs and the
-// generated informers, until the test ends.
-func start(t *testing.T, objs ...runtime.Object) *fake.Clientset {
+// clients are the controller's two fake clientsets: the generated one for
+// Mydemos, and client-go's for ConfigMaps.
+type clients struct {
+	md   *fake.Clientset
+	kube *kubefake.Clientset
+}
+
+// newKubeClientset is client-go's fake clientset on ctrlgen's object
+// tracker, as the generated fake is: a watch from a list's
+// resourceVersion replays every change since, so that the ConfigMap
+// informer misses nothing between its list and its watch (client-go's own
+// tracker replays only the objects that still exist).
+func newKubeClientset() (*kubefake.Clientset, clienttesting.ObjectTracker) {
+	cs := &kubefake.Clientset{}
+	tracker := fakeclient.NewTracker(kubescheme.Scheme, kubescheme.Codecs.UniversalDecoder(),
+		map[schema.GroupVersionResource]string{corev1.SchemeGroupVersion.WithResource("configmaps"): "ConfigMap"})
+	tracker.AddReactors(&cs.Fake)
+	return cs, tracker
+}
+
+// start runs the controller over fake clientsets holding objs, the
+// generated informers and the shipped informers of ConfigMaps, until the
+// test ends.
+func start(t *testing.T, objs ...runtime.Object) clients {
 	t.Helper()
-	cs := fake.NewClientset()
-	apiserverSemantics(cs)
+	kube, kubeTracker := newKubeClientset()
+	cs := clients{md: fake.NewClientset(), kube: kube}
+	apiserverSemantics(map[*clienttesting.Fake]clienttesting.ObjectTracker{&cs.md.Fake: cs.md.Tracker(), &cs.kube.Fake: kubeTracker})
 	for _, o := range objs {
 		if err := create(cs, o); err != nil {
 			t.Fatal(err)
 		}
 	}
-	factory := externalversions.NewSharedInformerFactory(cs, 0)
-	c, err := mydemo.New(cs, factory, record.NewFakeRecorder(100))
+	factory := externalversions.NewSharedInformerFactory(cs.md, 0)
+	kubeFactory := kubeinformers.NewSharedInformerFactory(cs.kube, 0)
+	c, err := mydemo.New(cs.md, factory, cs.kube, kubeFactory, record.NewFakeRecorder(100))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	factory.StartWithContext(ctx)
+	kubeFactory.StartWithContext(ctx)
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx, 2) }()
 	t.Cleanup(func() {
@@ -56,18 +85,19 @@ func start(t *testing.T, objs ...runtime.Object) *fake.Clientset {
 			t.Error(err)
 		}
 		factory.Shutdown()
+		kubeFactory.Shutdown()
 	})
 	return cs
 }
 
-// create goes through the clientset, so that the reactors see it.
-func create(cs *fake.Clientset, obj runtime.Object) error {
+// create goes through the clientsets, so that the reactors see it.
+func create(cs clients, obj runtime.Object) error {
 	var err error
 	switch o := obj.(type) {
 	case *crddemov1.Mydemo:
-		_, err = cs.CrddemoV1().Mydemos(o.Namespace).Create(context.Background(), o, metav1.CreateOptions{})
+		_, err = cs.md.CrddemoV1().Mydemos(o.Namespace).Create(context.Background(), o, metav1.CreateOptions{})
 	case *corev1.ConfigMap:
-		_, err = cs.CoreV1().ConfigMaps(o.Namespace).Create(context.Background(), o, metav1.CreateOptions{})
+		_, err = cs.kube.CoreV1().ConfigMaps(o.Namespace).Create(context.Background(), o, metav1.CreateOptions{})
 	default:
 		err = errors.New("unexpected type")
 	}
@@ -97,22 +127,22 @@ func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	}
 }
 
-func getMydemo(t *testing.T, cs *fake.Clientset, name string) *crddemov1.Mydemo {
+func getMydemo(t *testing.T, cs clients, name string) *crddemov1.Mydemo {
 	t.Helper()
-	m, err := cs.CrddemoV1().Mydemos(ns).Get(context.Background(), name, metav1.GetOptions{})
+	m, err := cs.md.CrddemoV1().Mydemos(ns).Get(context.Background(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return m
 }
 
-func getConfigMap(cs *fake.Clientset, name string) (*corev1.ConfigMap, error) {
-	return cs.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
+func getConfigMap(cs clients, name string) (*corev1.ConfigMap, error) {
+	return cs.kube.CoreV1().ConfigMaps(ns).Get(context.Background(), name, metav1.GetOptions{})
 }
 
 // waitReady waits until the Mydemo's status says Ready for its current
 // generation, and returns it.
-func waitReady(t *testing.T, cs *fake.Clientset, name string) *crddemov1.Mydemo {
+func waitReady(t *testing.T, cs clients, name string) *crddemov1.Mydemo {
 	t.Helper()
 	var m *crddemov1.Mydemo
 	eventually(t, name+" ready", func() (bool, string) {
@@ -130,7 +160,7 @@ func statusString(m *crddemov1.Mydemo) string {
 }
 
 // waitConfigMap waits until the ConfigMap holds data, and returns it.
-func waitConfigMap(t *testing.T, cs *fake.Clientset, name string, data map[string]string) *corev1.ConfigMap {
+func waitConfigMap(t *testing.T, cs clients, name string, data map[string]string) *corev1.ConfigMap {
 	t.Helper()
 	var cm *corev1.ConfigMap
 	eventually(t, "ConfigMap "+name, func() (bool, string) {
@@ -168,7 +198,7 @@ func TestSpecChangeUpdatesTheConfigMap(t *testing.T) {
 		m := getMydemo(t, cs, "web")
 		m.Spec.Port = 9090
 		m.Spec.Data = map[string]string{"mode": "safe", "extra": "yes"}
-		_, err := cs.CrddemoV1().Mydemos(ns).Update(context.Background(), m, metav1.UpdateOptions{})
+		_, err := cs.md.CrddemoV1().Mydemos(ns).Update(context.Background(), m, metav1.UpdateOptions{})
 		return err
 	})
 	if err != nil {
@@ -185,7 +215,7 @@ func TestDeletedConfigMapIsRecreated(t *testing.T) {
 	waitReady(t, cs, "web")
 	want := map[string]string{"mode": "fast", "ip": "10.0.0.1", "port": "8080"}
 	old := waitConfigMap(t, cs, "web-config", want)
-	if err := cs.CoreV1().ConfigMaps(ns).Delete(context.Background(), "web-config", metav1.DeleteOptions{}); err != nil {
+	if err := cs.kube.CoreV1().ConfigMaps(ns).Delete(context.Background(), "web-config", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "a new ConfigMap", func() (bool, string) {
@@ -211,19 +241,26 @@ func TestSomeoneElsesConfigMapIsLeftAlone(t *testing.T) {
 	}
 }
 
-// apiserverSemantics makes the fake clientset's creates and updates behave
+// apiserverSemantics makes the fake clientsets' creates and updates behave
 // as an apiserver's where the controller depends on it: resourceVersions
 // and Conflicts on stale updates (optimistic concurrency), UIDs, metadata.generation
 // bumped by spec changes, and a status subresource (UpdateStatus writes
 // only the status, Update everything else). client-go's object tracker
-// does none of this.
-func apiserverSemantics(cs *fake.Clientset) {
+// does none of this. fakes maps each clientset's Fake to its tracker; the
+// resourceVersions are one sequence, as an apiserver's.
+func apiserverSemantics(fakes map[*clienttesting.Fake]clienttesting.ObjectTracker) {
 	var mu sync.Mutex
 	version := 0
 	next := func() string {
 		version++
 		return strconv.Itoa(version)
 	}
+	for cs, tracker := range fakes {
+		addSemantics(cs, tracker, &mu, next)
+	}
+}
+
+func addSemantics(cs *clienttesting.Fake, tracker clienttesting.ObjectTracker, mu *sync.Mutex, next func() string) {
 	cs.PrependReactor("create", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		a := action.(clienttesting.CreateAction)
 		mu.Lock()
@@ -238,7 +275,7 @@ func apiserverSemantics(cs *fake.Clientset) {
 		m.SetUID(types.UID("uid-" + rv))
 		m.SetGeneration(1)
 		m.SetCreationTimestamp(metav1.Now())
-		return true, obj, cs.Tracker().Create(a.GetResource(), obj, a.GetNamespace())
+		return true, obj, tracker.Create(a.GetResource(), obj, a.GetNamespace())
 	})
 	cs.PrependReactor("update", "*", func(action clienttesting.Action) (bool, runtime.Object, error) {
 		a := action.(clienttesting.UpdateAction)
@@ -248,7 +285,7 @@ func apiserverSemantics(cs *fake.Clientset) {
 		if err != nil {
 			return true, nil, err
 		}
-		stored, err := cs.Tracker().Get(a.GetResource(), a.GetNamespace(), m.GetName())
+		stored, err := tracker.Get(a.GetResource(), a.GetNamespace(), m.GetName())
 		if err != nil {
 			return true, nil, err
 		}
@@ -285,6 +322,6 @@ func apiserverSemantics(cs *fake.Clientset) {
 		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(out, obj); err != nil {
 			return true, nil, err
 		}
-		return true, obj, cs.Tracker().Update(a.GetResource(), obj, a.GetNamespace())
+		return true, obj, tracker.Update(a.GetResource(), obj, a.GetNamespace())
 	})
 }

@@ -9,13 +9,15 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions"
-	listerscorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/core/v1"
 	listerscrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/crddemo/v1"
+	kubeinformers "github.com/ctrlgen/ctrlgen/kube/informers"
+	listerscorev1 "github.com/ctrlgen/ctrlgen/kube/listers/core/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 )
@@ -27,10 +29,12 @@ const ControllerName = "mydemo"
 // Controller reconciles Mydemos (mydemos.v1.crddemo.k8s.io). Its
 // loop is runtime/controller's: informer events become keys in a
 // rate-limited workqueue, and workers call Reconcile with a deep copy of
-// the cached object. Read through the listers, write through the client.
+// the cached object. Read through the listers, write through the client
+// (kubeClient, client-go's clientset, for the built-in kinds).
 type Controller struct {
-	client   versioned.Interface
-	recorder record.EventRecorder
+	client     versioned.Interface
+	kubeClient kubernetes.Interface
+	recorder   record.EventRecorder
 
 	mydemoLister    listerscrddemov1.MydemoLister
 	configMapLister listerscorev1.ConfigMapLister
@@ -38,14 +42,17 @@ type Controller struct {
 	ctrl *controller.Controller[*crddemov1.Mydemo]
 }
 
-// New builds the controller on factory's informers and registers its event
-// handlers; start the factory afterwards. recorder gets a Warning event for
-// each object whose reconcile fails permanently or panics.
-func New(client versioned.Interface, factory externalversions.SharedInformerFactory, recorder record.EventRecorder) (*Controller, error) {
+// New builds the controller on factory's informers, and kubeFactory's for
+// the built-in kinds, and registers its event handlers; start the
+// factories afterwards. kubeClient is client-go's clientset, for
+// Reconcile to write the built-in kinds. recorder gets a Warning event
+// for each object whose reconcile fails permanently or panics.
+func New(client versioned.Interface, factory externalversions.SharedInformerFactory, kubeClient kubernetes.Interface, kubeFactory kubeinformers.SharedInformerFactory, recorder record.EventRecorder) (*Controller, error) {
 	informer := factory.Crddemo().V1().Mydemos()
-	configMapInformer := factory.Core().V1().ConfigMaps()
+	configMapInformer := kubeFactory.Core().V1().ConfigMaps()
 	c := &Controller{
 		client:          client,
+		kubeClient:      kubeClient,
 		recorder:        recorder,
 		mydemoLister:    informer.Lister(),
 		configMapLister: configMapInformer.Lister(),
@@ -83,9 +90,13 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 //	manager.Register(mydemo.ControllerName, mydemo.Init)
 //
 // Controllers on the same clientset share one informer factory, which the
-// manager starts once every controller is built.
+// manager starts once every controller is built. The informers of the
+// built-in kinds come from one factory of those the ctrlgen module ships
+// (github.com/ctrlgen/ctrlgen/kube/informers), shared by every controller.
 func Init(_ context.Context, mc *manager.Context) (manager.Runnable, error) {
-	client, err := versioned.NewForConfig(mc.Config)
+	// Both clientsets share one client-side rate limit, as one would.
+	config := mc.ClientConfig()
+	client, err := versioned.NewForConfig(config)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +106,17 @@ func Init(_ context.Context, mc *manager.Context) (manager.Runnable, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := New(client, factory, mc.EventRecorder(scheme.Scheme, ControllerName))
+	kubeClient, err := kubernetes.NewForConfig(config)
+	if err != nil {
+		return nil, err
+	}
+	kubeFactory, err := manager.SharedFactory(mc, "github.com/ctrlgen/ctrlgen/kube/informers", func() (kubeinformers.SharedInformerFactory, error) {
+		return kubeinformers.NewSharedInformerFactory(kubeClient, mc.Options.Resync), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c, err := New(client, factory, kubeClient, kubeFactory, mc.EventRecorder(scheme.Scheme, ControllerName))
 	if err != nil {
 		return nil, err
 	}

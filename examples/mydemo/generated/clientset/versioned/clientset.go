@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-	typedcorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/core/v1"
 	typedcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
@@ -15,20 +14,13 @@ import (
 
 type Interface interface {
 	Discovery() discovery.DiscoveryInterfaces
-	CoreV1() typedcorev1.CoreV1Interface
 	CrddemoV1() typedcrddemov1.CrddemoV1Interface
 }
 
 // Clientset contains the clients for groups.
 type Clientset struct {
 	*discovery.DiscoveryClient
-	coreV1    *typedcorev1.CoreV1Client
 	crddemoV1 *typedcrddemov1.CrddemoV1Client
-}
-
-// CoreV1 retrieves the CoreV1Client
-func (c *Clientset) CoreV1() typedcorev1.CoreV1Interface {
-	return c.coreV1
 }
 
 // CrddemoV1 retrieves the CrddemoV1Client
@@ -80,10 +72,6 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 
 	var cs Clientset
 	var err error
-	cs.coreV1, err = typedcorev1.NewForConfigAndClient(&configShallowCopy, httpClient)
-	if err != nil {
-		return nil, err
-	}
 	cs.crddemoV1, err = typedcrddemov1.NewForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
 		return nil, err
@@ -109,7 +97,6 @@ func NewForConfigOrDie(c *rest.Config) *Clientset {
 // New creates a new Clientset for the given RESTClient.
 func New(c rest.Interface) *Clientset {
 	var cs Clientset
-	cs.coreV1 = typedcorev1.New(c)
 	cs.crddemoV1 = typedcrddemov1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
-	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/core"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/crddemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 	"github.com/ctrlgen/ctrlgen/runtime/informers"
@@ -160,12 +159,7 @@ type SharedInformerFactory interface {
 	// client.
 	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer
 
-	Core() core.Interface
 	Crddemo() crddemo.Interface
-}
-
-func (f *sharedInformerFactory) Core() core.Interface {
-	return core.New(f, f.Namespace(), f.TweakListOptions())
 }
 
 func (f *sharedInformerFactory) Crddemo() crddemo.Interface {

@@ -4,8 +4,6 @@ package fake
 
 import (
 	clientset "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
-	typedcorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/core/v1"
-	fakecorev1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/core/v1/fake"
 	typedcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v1"
 	fakecrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v1/fake"
 	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
@@ -48,23 +46,7 @@ func NewClientset(objects ...runtime.Object) *Clientset {
 
 // kinds maps each resource of the clientset to its kind.
 var kinds = map[schema.GroupVersionResource]string{
-	{Group: "", Version: "v1", Resource: "componentstatuses"}:      "ComponentStatus",
-	{Group: "", Version: "v1", Resource: "configmaps"}:             "ConfigMap",
-	{Group: "", Version: "v1", Resource: "endpoints"}:              "Endpoints",
-	{Group: "", Version: "v1", Resource: "events"}:                 "Event",
-	{Group: "", Version: "v1", Resource: "limitranges"}:            "LimitRange",
-	{Group: "", Version: "v1", Resource: "namespaces"}:             "Namespace",
-	{Group: "", Version: "v1", Resource: "nodes"}:                  "Node",
-	{Group: "", Version: "v1", Resource: "persistentvolumes"}:      "PersistentVolume",
-	{Group: "", Version: "v1", Resource: "persistentvolumeclaims"}: "PersistentVolumeClaim",
-	{Group: "", Version: "v1", Resource: "pods"}:                   "Pod",
-	{Group: "", Version: "v1", Resource: "podtemplates"}:           "PodTemplate",
-	{Group: "", Version: "v1", Resource: "replicationcontrollers"}: "ReplicationController",
-	{Group: "", Version: "v1", Resource: "resourcequotas"}:         "ResourceQuota",
-	{Group: "", Version: "v1", Resource: "secrets"}:                "Secret",
-	{Group: "", Version: "v1", Resource: "services"}:               "Service",
-	{Group: "", Version: "v1", Resource: "serviceaccounts"}:        "ServiceAccount",
-	{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}:  "Mydemo",
+	{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}: "Mydemo",
 }
 
 // Clientset implements clientset.Interface. Meant to be embedded into a
@@ -94,11 +76,6 @@ var (
 	_ clientset.Interface = &Clientset{}
 	_ testing.FakeClient  = &Clientset{}
 )
-
-// CoreV1 retrieves the CoreV1Client
-func (c *Clientset) CoreV1() typedcorev1.CoreV1Interface {
-	return &fakecorev1.FakeCoreV1{Fake: &c.Fake}
-}
 
 // CrddemoV1 retrieves the CrddemoV1Client
 func (c *Clientset) CrddemoV1() typedcrddemov1.CrddemoV1Interface {

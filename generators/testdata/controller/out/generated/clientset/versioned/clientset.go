@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-	typedcorev1 "example.com/controller/generated/clientset/versioned/typed/core/v1"
 	typedopsv1 "example.com/controller/generated/clientset/versioned/typed/ops/v1"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
@@ -15,20 +14,13 @@ import (
 
 type Interface interface {
 	Discovery() discovery.DiscoveryInterfaces
-	CoreV1() typedcorev1.CoreV1Interface
 	OpsV1() typedopsv1.OpsV1Interface
 }
 
 // Clientset contains the clients for groups.
 type Clientset struct {
 	*discovery.DiscoveryClient
-	coreV1 *typedcorev1.CoreV1Client
-	opsV1  *typedopsv1.OpsV1Client
-}
-
-// CoreV1 retrieves the CoreV1Client
-func (c *Clientset) CoreV1() typedcorev1.CoreV1Interface {
-	return c.coreV1
+	opsV1 *typedopsv1.OpsV1Client
 }
 
 // OpsV1 retrieves the OpsV1Client
@@ -80,10 +72,6 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 
 	var cs Clientset
 	var err error
-	cs.coreV1, err = typedcorev1.NewForConfigAndClient(&configShallowCopy, httpClient)
-	if err != nil {
-		return nil, err
-	}
 	cs.opsV1, err = typedopsv1.NewForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
 		return nil, err
@@ -109,7 +97,6 @@ func NewForConfigOrDie(c *rest.Config) *Clientset {
 // New creates a new Clientset for the given RESTClient.
 func New(c rest.Interface) *Clientset {
 	var cs Clientset
-	cs.coreV1 = typedcorev1.New(c)
 	cs.opsV1 = typedopsv1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)

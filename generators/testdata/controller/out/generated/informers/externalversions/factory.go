@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"example.com/controller/generated/clientset/versioned"
-	"example.com/controller/generated/informers/externalversions/core"
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	"example.com/controller/generated/informers/externalversions/ops"
 	"github.com/ctrlgen/ctrlgen/runtime/informers"
@@ -160,12 +159,7 @@ type SharedInformerFactory interface {
 	// client.
 	InformerFor(obj runtime.Object, newFunc internalinterfaces.NewInformerFunc) cache.SharedIndexInformer
 
-	Core() core.Interface
 	Ops() ops.Interface
-}
-
-func (f *sharedInformerFactory) Core() core.Interface {
-	return core.New(f, f.Namespace(), f.TweakListOptions())
 }
 
 func (f *sharedInformerFactory) Ops() ops.Interface {

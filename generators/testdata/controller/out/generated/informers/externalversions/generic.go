@@ -34,39 +34,6 @@ func (f *genericInformer) Lister() cache.GenericLister {
 // ForResource gives generic access to a shared informer of the matching type.
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
-	// Group=, Version=v1
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "componentstatuses"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ComponentStatuses().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "configmaps"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ConfigMaps().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "endpoints"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Endpoints().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "events"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Events().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "limitranges"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().LimitRanges().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "namespaces"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Namespaces().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "nodes"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Nodes().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumes"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().PersistentVolumes().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumeclaims"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().PersistentVolumeClaims().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "pods"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Pods().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "podtemplates"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().PodTemplates().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "replicationcontrollers"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ReplicationControllers().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "resourcequotas"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ResourceQuotas().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "secrets"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Secrets().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "services"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().Services().Informer()}, nil
-	case schema.GroupVersionResource{Group: "", Version: "v1", Resource: "serviceaccounts"}:
-		return &genericInformer{resource: resource.GroupResource(), informer: f.Core().V1().ServiceAccounts().Informer()}, nil
 	// Group=ops.example.com, Version=v1
 	case schema.GroupVersionResource{Group: "ops.example.com", Version: "v1", Resource: "backups"}:
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Ops().V1().Backups().Informer()}, nil

@@ -4,8 +4,6 @@ package fake
 
 import (
 	clientset "example.com/controller/generated/clientset/versioned"
-	typedcorev1 "example.com/controller/generated/clientset/versioned/typed/core/v1"
-	fakecorev1 "example.com/controller/generated/clientset/versioned/typed/core/v1/fake"
 	typedopsv1 "example.com/controller/generated/clientset/versioned/typed/ops/v1"
 	fakeopsv1 "example.com/controller/generated/clientset/versioned/typed/ops/v1/fake"
 	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
@@ -48,22 +46,6 @@ func NewClientset(objects ...runtime.Object) *Clientset {
 
 // kinds maps each resource of the clientset to its kind.
 var kinds = map[schema.GroupVersionResource]string{
-	{Group: "", Version: "v1", Resource: "componentstatuses"}:        "ComponentStatus",
-	{Group: "", Version: "v1", Resource: "configmaps"}:               "ConfigMap",
-	{Group: "", Version: "v1", Resource: "endpoints"}:                "Endpoints",
-	{Group: "", Version: "v1", Resource: "events"}:                   "Event",
-	{Group: "", Version: "v1", Resource: "limitranges"}:              "LimitRange",
-	{Group: "", Version: "v1", Resource: "namespaces"}:               "Namespace",
-	{Group: "", Version: "v1", Resource: "nodes"}:                    "Node",
-	{Group: "", Version: "v1", Resource: "persistentvolumes"}:        "PersistentVolume",
-	{Group: "", Version: "v1", Resource: "persistentvolumeclaims"}:   "PersistentVolumeClaim",
-	{Group: "", Version: "v1", Resource: "pods"}:                     "Pod",
-	{Group: "", Version: "v1", Resource: "podtemplates"}:             "PodTemplate",
-	{Group: "", Version: "v1", Resource: "replicationcontrollers"}:   "ReplicationController",
-	{Group: "", Version: "v1", Resource: "resourcequotas"}:           "ResourceQuota",
-	{Group: "", Version: "v1", Resource: "secrets"}:                  "Secret",
-	{Group: "", Version: "v1", Resource: "services"}:                 "Service",
-	{Group: "", Version: "v1", Resource: "serviceaccounts"}:          "ServiceAccount",
 	{Group: "ops.example.com", Version: "v1", Resource: "backups"}:   "Backup",
 	{Group: "ops.example.com", Version: "v1", Resource: "restores"}:  "Restore",
 	{Group: "ops.example.com", Version: "v1", Resource: "schedules"}: "Schedule",
@@ -96,11 +78,6 @@ var (
 	_ clientset.Interface = &Clientset{}
 	_ testing.FakeClient  = &Clientset{}
 )
-
-// CoreV1 retrieves the CoreV1Client
-func (c *Clientset) CoreV1() typedcorev1.CoreV1Interface {
-	return &fakecorev1.FakeCoreV1{Fake: &c.Fake}
-}
 
 // OpsV1 retrieves the OpsV1Client
 func (c *Clientset) OpsV1() typedopsv1.OpsV1Interface {
