@@ -39,15 +39,16 @@ test-bench-module:
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 -timeout 30m ./...; fi
 
 # Regenerates the committed generated code: the informers and listers of
-# k8s.io/api the module ships (kube/, see kube/doc.go) and the examples.
+# k8s.io/api the runtime ships (runtime/kube/, see its doc.go) and the examples.
 generate:
-	$(GO) generate ./kube ./examples/mydemo ./examples/samplecontroller
+	cd runtime && $(GO) generate ./kube
+	$(GO) generate ./examples/mydemo ./examples/samplecontroller
 
 # Fails, showing the difference, when committed generated code is stale.
-# The flags are those of the go:generate lines in kube/doc.go and the
+# The flags are those of the go:generate lines in runtime/kube/doc.go and the
 # examples.
 verify:
-	cd kube && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --generators lister,informer --versioned-clientset-package k8s.io/client-go/kubernetes --single-directory --output-dir . k8s.io/api/...
+	$(GO) run ./cmd/ctrlgen --verify --generators lister,informer --versioned-clientset-package k8s.io/client-go/kubernetes --single-directory --output-dir runtime/kube k8s.io/api/...
 	cd examples/mydemo && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated ./apis/...
 	cd examples/samplecontroller && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated ./apis/...
 

@@ -8,18 +8,16 @@ require (
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2
 	github.com/prometheus/client_golang v1.24.0
 	golang.org/x/mod v0.37.0
+	golang.org/x/time v0.15.0
 	golang.org/x/tools v0.47.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
 	k8s.io/klog/v2 v2.140.0
+	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 )
 
-require (
-	github.com/prometheus/client_model v0.6.2 // indirect
-	golang.org/x/time v0.15.0 // indirect
-	k8s.io/utils v0.0.0-20260626114624-be93311217bd // indirect
-)
+require github.com/prometheus/client_model v0.6.2 // indirect
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -66,15 +66,15 @@ func TestOwnedBuiltinKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := p.ControllerKinds()[0].Controller
-	if c.Kube == nil || *c.Kube != (model.Kube{ClientsetPkg: "k8s.io/client-go/kubernetes", InformersPkg: "github.com/ctrlgen/ctrlgen/kube/informers"}) {
+	if c.Kube == nil || *c.Kube != (model.Kube{ClientsetPkg: "k8s.io/client-go/kubernetes", InformersPkg: "github.com/ctrlgen/ctrlgen/runtime/kube/informers"}) {
 		t.Errorf("Kube %+v", c.Kube)
 	}
 	cm := c.Owns[0]
-	if !cm.Builtin || cm.Kind.Version.ListerPkg != "github.com/ctrlgen/ctrlgen/kube/listers/core/v1" ||
+	if !cm.Builtin || cm.Kind.Version.ListerPkg != "github.com/ctrlgen/ctrlgen/runtime/kube/listers/core/v1" ||
 		cm.Kind.Version.Group.GoName != "Core" || cm.Kind.PluralGoName != "ConfigMaps" || cm.ListerField != "configMapLister" {
 		t.Errorf("owned ConfigMap: %+v, %+v", cm, cm.Kind)
 	}
-	if d := c.Owns[1]; !d.Builtin || d.Kind.Version.ListerPkg != "github.com/ctrlgen/ctrlgen/kube/listers/apps/v1" {
+	if d := c.Owns[1]; !d.Builtin || d.Kind.Version.ListerPkg != "github.com/ctrlgen/ctrlgen/runtime/kube/listers/apps/v1" {
 		t.Errorf("owned Deployment: %+v", d)
 	}
 	if len(asked) != 2 || asked[0] != "k8s.io/api/core/v1" || asked[1] != "k8s.io/api/apps/v1" {

@@ -65,7 +65,7 @@ type Controller struct {
 // the clientset they take.
 type Kube struct {
 	ClientsetPkg string // "k8s.io/client-go/kubernetes"
-	InformersPkg string // "github.com/ctrlgen/ctrlgen/kube/informers"
+	InformersPkg string // "github.com/ctrlgen/ctrlgen/runtime/kube/informers"
 }
 
 // Owned is one "+ctrlgen:controller:owns=" kind.

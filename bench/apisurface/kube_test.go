@@ -49,7 +49,7 @@ func TestShippedKubeTree(t *testing.T) {
 			p.Decls[k] = d
 		}
 	}
-	shipped, err := apisurface.Load(filepath.Join(genrun.RepoDir, "kube"), patterns...)
+	shipped, err := apisurface.Load(filepath.Join(genrun.RepoDir, "runtime", "kube"), patterns...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/fake"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions"
-	kubeinformers "github.com/ctrlgen/ctrlgen/kube/informers"
+	kubeinformers "github.com/ctrlgen/ctrlgen/runtime/kube/informers"
 )
 
 // TestMydemosBecomeReady runs each implementation on a few Mydemos against

@@ -201,7 +201,7 @@ func TestOwnedBuiltinKind(t *testing.T) {
 	dir, cfg := module(t)
 	wiring := filepath.Join(dir, "controllers/backup/zz_generated.controller.go")
 	if w := read(t, wiring); !strings.Contains(w, "configMapInformer := kubeFactory.Core().V1().ConfigMaps()") ||
-		!strings.Contains(w, `listerscorev1 "github.com/ctrlgen/ctrlgen/kube/listers/core/v1"`) {
+		!strings.Contains(w, `listerscorev1 "github.com/ctrlgen/ctrlgen/runtime/kube/listers/core/v1"`) {
 		t.Errorf("the wiring of a built-in owned kind:\n%s", w)
 	}
 	if exists(filepath.Join(dir, "generated/listers/core")) {

@@ -29,8 +29,8 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/fake"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions"
-	kubeinformers "github.com/ctrlgen/ctrlgen/kube/informers"
 	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
+	kubeinformers "github.com/ctrlgen/ctrlgen/runtime/kube/informers"
 )
 
 const ns = "demo"

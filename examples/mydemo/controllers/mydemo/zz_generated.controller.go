@@ -10,9 +10,9 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions"
 	listerscrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/crddemo/v1"
-	kubeinformers "github.com/ctrlgen/ctrlgen/kube/informers"
-	listerscorev1 "github.com/ctrlgen/ctrlgen/kube/listers/core/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
+	kubeinformers "github.com/ctrlgen/ctrlgen/runtime/kube/informers"
+	listerscorev1 "github.com/ctrlgen/ctrlgen/runtime/kube/listers/core/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,7 +92,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 // Controllers on the same clientset share one informer factory, which the
 // manager starts once every controller is built. The informers of the
 // built-in kinds come from one factory of those the ctrlgen module ships
-// (github.com/ctrlgen/ctrlgen/kube/informers), shared by every controller.
+// (github.com/ctrlgen/ctrlgen/runtime/kube/informers), shared by every controller.
 func Init(_ context.Context, mc *manager.Context) (manager.Runnable, error) {
 	// Both clientsets share one client-side rate limit, as one would.
 	config := mc.ClientConfig()
@@ -110,7 +110,7 @@ func Init(_ context.Context, mc *manager.Context) (manager.Runnable, error) {
 	if err != nil {
 		return nil, err
 	}
-	kubeFactory, err := manager.SharedFactory(mc, "github.com/ctrlgen/ctrlgen/kube/informers", func() (kubeinformers.SharedInformerFactory, error) {
+	kubeFactory, err := manager.SharedFactory(mc, "github.com/ctrlgen/ctrlgen/runtime/kube/informers", func() (kubeinformers.SharedInformerFactory, error) {
 		return kubeinformers.NewSharedInformerFactory(kubeClient, mc.Options.Resync), nil
 	})
 	if err != nil {
