@@ -191,17 +191,7 @@ func (m *threadSafeMap[T]) ListAll() []T {
 	return out
 }
 
-func (m *threadSafeMap[T]) List() []any {
-	m.lock.RLock()
-	defer m.lock.RUnlock()
-	out := make([]any, 0, m.count)
-	for _, byName := range m.items {
-		for _, obj := range byName {
-			out = append(out, obj)
-		}
-	}
-	return out
-}
+func (m *threadSafeMap[T]) List() []any { return boxed(m.ListAll()) }
 
 func (m *threadSafeMap[T]) ListNames() []ObjectName {
 	m.lock.RLock()
