@@ -208,12 +208,14 @@ func embedsTypeMeta(f *ast.Field) bool {
 }
 
 // realInputs are open-source API modules generated with code-generator
-// (see genrun's SampleController and ExternalSnapshotterClient for the
-// versions and how their scripts call it), and the packages compared.
+// (see genrun's SampleController, ExternalSnapshotterClient and GatewayAPI
+// for the versions and how their scripts call it), and the packages
+// compared.
 func realInputs(t *testing.T) []surfaceInput {
 	return []surfaceInput{
 		{genrun.SampleController(t), []string{"./pkg/apis/...", "./pkg/generated/..."}},
 		{genrun.ExternalSnapshotterClient(t), []string{"./..."}},
+		{genrun.GatewayAPI(t), []string{"./apis/...", "./apisx/...", "./pkg/client/..."}},
 	}
 }
 

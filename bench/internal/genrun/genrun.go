@@ -371,10 +371,10 @@ type KubeCodegen struct {
 	OutDir            string // relative to the module root; "." for the root itself
 	PluralExceptions  string
 	PrefersProtobuf   bool // client-gen's --prefers-protobuf
-	// Packages, when set, are the only +genclient packages (relative to
-	// In) given to the client, lister and informer generators, as a
-	// user who calls the generators on some of a module's packages
-	// does; otherwise every one the markers are found in.
+	// Packages, when set, are the only packages (relative to In) given
+	// to the generators, as a user who calls the generators on some of
+	// a module's packages does; otherwise every one the markers are
+	// found in.
 	Packages []string
 }
 
@@ -438,7 +438,8 @@ func (k KubeCodegen) Plan(scanRoot, root, module string) ([][]string, error) {
 		scanDir = inDir
 	}
 	// find lists the import paths of the directories holding a .go file
-	// with a line matching marker, sorted, as the script's grep does.
+	// with a line matching marker, sorted, as the script's grep does;
+	// of those, only Packages when set.
 	find := func(marker string) ([]string, error) {
 		re := regexp.MustCompile(`^\s*//\s*` + marker)
 		var rels []string
@@ -463,7 +464,11 @@ func (k KubeCodegen) Plan(scanRoot, root, module string) ([][]string, error) {
 			return s.Err()
 		})
 		slices.Sort(rels)
-		return slices.Compact(rels), err
+		rels = slices.Compact(rels)
+		if k.Packages != nil {
+			rels = slices.DeleteFunc(rels, func(r string) bool { return !slices.Contains(k.Packages, r) })
+		}
+		return rels, err
 	}
 	pkgs := func(rels []string) []string {
 		var ps []string
@@ -497,9 +502,6 @@ func (k KubeCodegen) Plan(scanRoot, root, module string) ([][]string, error) {
 	rels, err := find(`\+genclient`)
 	if err != nil {
 		return nil, err
-	}
-	if k.Packages != nil {
-		rels = slices.DeleteFunc(rels, func(r string) bool { return !slices.Contains(k.Packages, r) })
 	}
 	var gvs, inputs []string
 	for _, r := range rels {
