@@ -61,10 +61,14 @@ func (b *builder) builtinKind(pkg string, gvk model.GroupVersionKind) (*model.Ki
 	return nil, r.p, nil
 }
 
-// builtinPackages are the k8s.io/api directories of the built-in groups
-// whose directory is not the group name.
+// builtinPackages are the k8s.io/api directories of the built-in groups.
 var builtinPackages = map[string]string{
 	"":                             "core",
+	"apps":                         "apps",
+	"autoscaling":                  "autoscaling",
+	"batch":                        "batch",
+	"extensions":                   "extensions",
+	"policy":                       "policy",
 	"admission.k8s.io":             "admission",
 	"admissionregistration.k8s.io": "admissionregistration",
 	"apidiscovery.k8s.io":          "apidiscovery",
@@ -91,10 +95,6 @@ var builtinPackages = map[string]string{
 // version, when its group is one of k8s.io/api's.
 func builtinPackage(gvk model.GroupVersionKind) (string, bool) {
 	dir, ok := builtinPackages[gvk.Group]
-	switch gvk.Group {
-	case "apps", "autoscaling", "batch", "extensions", "policy":
-		dir, ok = gvk.Group, true
-	}
 	if !ok {
 		return "", false
 	}
