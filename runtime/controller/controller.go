@@ -68,6 +68,13 @@ type Options[T cache.Object] struct {
 	// StatusConflictRetries bounds the fresh-Get retries of a conflicting
 	// status write; default 5.
 	StatusConflictRetries int
+
+	// Expectations, if set, make the controller skip Reconcile for an
+	// owner until the creations and deletions it expects have been
+	// observed, or have expired; then the owner is reconciled again.
+	// WatchOwned lowers them as the owned informers observe adds and
+	// deletes, and they are dropped when the owner is deleted.
+	Expectations *Expectations[T]
 }
 
 // Controller reconciles the objects of one informer.
@@ -235,6 +242,9 @@ func (c *Controller[T]) reconcile(ctx context.Context, key cache.ObjectName) (re
 	}()
 	cached, exists := c.cached.GetByName(key)
 	if !exists {
+		if c.opts.Expectations != nil {
+			c.opts.Expectations.forget(key)
+		}
 		if c.opts.Deleted != nil {
 			return Result{}, c.opts.Deleted(ctx, key)
 		}
@@ -245,6 +255,13 @@ func (c *Controller[T]) reconcile(ctx context.Context, key cache.ObjectName) (re
 		var stop bool
 		if obj, stop, err = c.handleFinalizer(ctx, obj); stop || err != nil {
 			return Result{}, err
+		}
+	}
+	if c.opts.Expectations != nil {
+		// The owned cache does not yet show this owner's last writes.
+		// Observing them enqueues it again; the delay covers their expiry.
+		if wait, ok := c.opts.Expectations.satisfied(key); !ok {
+			return Result{RequeueAfter: wait}, nil
 		}
 	}
 	res, err = c.opts.Reconcile(ctx, obj)

@@ -22,18 +22,34 @@ type Owner struct {
 // WatchOwned makes c reconcile the owner named by the controller reference
 // of every object of informer, as kube-controller-manager's Deployment
 // controller does for its ReplicaSets. When an update moves an object to
-// another owner, both owners are reconciled. Call it before Run.
+// another owner, both owners are reconciled. With Options.Expectations,
+// each add lowers the owner's expected creations, and each delete, or
+// update that begins a graceful deletion, its expected deletions. Call it
+// before Run.
 func WatchOwned[O cache.Object, T cache.Object](c *Controller[T], informer clientcache.TypedSharedIndexInformer[O], owner Owner) error {
-	enqueueOwner := func(obj O) {
-		if key, ok := owner.keyOf(obj); ok {
-			c.Enqueue(key)
-		}
-	}
+	x := c.opts.Expectations
 	reg, err := informer.AddTypedEventHandler(named[O]{c.opts.Name, clientcache.TypedResourceEventHandlerFuncs[O]{
-		AddFunc: func(obj O) { enqueueOwner(obj) },
+		AddFunc: func(obj O) {
+			key, ok := owner.keyOf(obj)
+			if !ok {
+				return
+			}
+			if x != nil {
+				if obj.GetDeletionTimestamp() != nil {
+					x.deletionObserved(key, cache.MetaObjectName(obj))
+				} else {
+					x.creationObserved(key)
+				}
+			}
+			c.Enqueue(key)
+		},
 		UpdateFunc: func(old, obj O) {
 			oldKey, oldOK := owner.keyOf(old)
 			newKey, newOK := owner.keyOf(obj)
+			if x != nil && newOK && old.GetDeletionTimestamp() == nil && obj.GetDeletionTimestamp() != nil {
+				// A graceful deletion has begun: as good as deleted.
+				x.deletionObserved(newKey, cache.MetaObjectName(obj))
+			}
 			if oldOK && (!newOK || oldKey != newKey) {
 				c.Enqueue(oldKey)
 			}
@@ -43,9 +59,17 @@ func WatchOwned[O cache.Object, T cache.Object](c *Controller[T], informer clien
 		},
 		DeleteFunc: func(d clientcache.DeletedObject[O]) {
 			var zero O
-			if d.OptionalObj != zero {
-				enqueueOwner(d.OptionalObj)
+			if d.OptionalObj == zero {
+				return
 			}
+			key, ok := owner.keyOf(d.OptionalObj)
+			if !ok {
+				return
+			}
+			if x != nil {
+				x.deletionObserved(key, d.GetObjectName())
+			}
+			c.Enqueue(key)
 		},
 	}})
 	if err != nil {
