@@ -137,6 +137,8 @@ func TestControllerErrors(t *testing.T) {
 			"types.go:10: error: ex.example.com/v1.A is owned twice"},
 		{"finalizer without update", kindSrc("A", "S", "// +ctrlgen:controller:finalizer=ex.example.com/f\n// +genclient:skipVerbs=update\n"),
 			"types.go:8: error: +ctrlgen:controller:finalizer on A needs the update verb"},
+		{"expectations without owns", kindSrc("A", "S", "// +ctrlgen:controller:expectations\n"),
+			"types.go:9: error: +ctrlgen:controller:expectations needs a +ctrlgen:controller:owns=<group>/<version>.<Kind>"},
 		{"no informer", kindSrc("A", "S", "// +genclient:onlyVerbs=get,list\n"),
 			"+ctrlgen:controller on A needs its informer"},
 		{"cluster-scoped owned by namespaced", kindSrc("A", "S", "// +ctrlgen:controller:owns=ex.example.com/v1.B\n") +

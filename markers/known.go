@@ -77,6 +77,9 @@ var (
 		"the controller watches objects of this kind that the type owns").Repeated()
 	ControllerFinalizer = Define("ctrlgen:controller:finalizer", TargetType, finalizer,
 		"+ctrlgen:controller:finalizer=<domain>/<name>", "the controller's finalizer")
+	ControllerExpectations = Define("ctrlgen:controller:expectations", TargetType, Flag,
+		"+ctrlgen:controller:expectations",
+		"Reconcile is put off until the creations and deletions of owned objects it expects are observed")
 )
 
 // All is the registry of every marker ctrlgen reads. It owns "+genclient…"
@@ -87,7 +90,7 @@ var All = NewRegistry([]string{"genclient", "ctrlgen:"},
 	DeepCopyPackage, DeepCopyType, DeepCopyInterfaces, DeepCopyNonPointer,
 	ClientGen, ListerGen, InformerGen, RegisterGen,
 	ObjectRoot, ObjectGenerate, Resource, StatusSubresource,
-	Controller, ControllerOwns, ControllerFinalizer,
+	Controller, ControllerOwns, ControllerFinalizer, ControllerExpectations,
 )
 
 func genclient(arg string) (bool, error) {

@@ -14,6 +14,9 @@ type Controller struct {
 	Owns []*Owned
 	// Finalizer is the finalizer the controller adds; may be empty.
 	Finalizer string
+	// Expectations, from +ctrlgen:controller:expectations, puts Reconcile
+	// off until the owned objects it created or deleted are observed.
+	Expectations bool
 	// Pos is where the +ctrlgen:controller marker is.
 	Pos token.Position
 

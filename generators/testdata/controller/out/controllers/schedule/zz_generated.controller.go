@@ -34,7 +34,8 @@ type Controller struct {
 	scheduleLister listersopsv1.ScheduleLister
 	backupLister   listersopsv1.BackupLister
 
-	ctrl *controller.Controller[*opsv1.Schedule]
+	ctrl         *controller.Controller[*opsv1.Schedule]
+	expectations *controller.Expectations[*opsv1.Schedule]
 }
 
 // New builds the controller on factory's informers and registers its event
@@ -48,6 +49,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 		recorder:       recorder,
 		scheduleLister: informer.Lister(),
 		backupLister:   backupInformer.Lister(),
+		expectations:   controller.NewExpectations[*opsv1.Schedule](nil, controller.ExpectationsTimeout),
 	}
 	ctrl, err := controller.New(controller.Options[*opsv1.Schedule]{
 		Name:      ControllerName,
@@ -61,9 +63,10 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 		UpdateStatus: func(ctx context.Context, obj *opsv1.Schedule) (*opsv1.Schedule, error) {
 			return client.OpsV1().Schedules().UpdateStatus(ctx, obj, metav1.UpdateOptions{})
 		},
-		StatusEqual: func(a, b *opsv1.Schedule) bool { return equality.Semantic.DeepEqual(a.Status, b.Status) },
-		CopyStatus:  func(dst, src *opsv1.Schedule) { src.Status.DeepCopyInto(&dst.Status) },
-		Recorder:    recorder,
+		StatusEqual:  func(a, b *opsv1.Schedule) bool { return equality.Semantic.DeepEqual(a.Status, b.Status) },
+		CopyStatus:   func(dst, src *opsv1.Schedule) { src.Status.DeepCopyInto(&dst.Status) },
+		Recorder:     recorder,
+		Expectations: c.expectations,
 	})
 	if err != nil {
 		return nil, err
@@ -110,6 +113,19 @@ func (c *Controller) Name() string { return c.ctrl.Name() }
 // HasSynced reports whether the informers have delivered their initial
 // lists to the controller.
 func (c *Controller) HasSynced() bool { return c.ctrl.HasSynced() }
+
+// Expectations are the creations and deletions of owned objects that
+// Reconcile has made and the informers have not yet observed
+// (+ctrlgen:controller:expectations). Raise them before writing:
+//
+//	c.Expectations().ExpectCreations(obj, n) // then n creates
+//	c.Expectations().ExpectDeletions(obj, keys) // then delete keys
+//
+// and lower them for each write that fails (CreationObserved,
+// DeletionObserved), since no event will. Reconcile is not called for an
+// owner while its expectations are unmet, for at most
+// controller.ExpectationsTimeout.
+func (c *Controller) Expectations() *controller.Expectations[*opsv1.Schedule] { return c.expectations }
 
 // Enqueue queues key for Reconcile, e.g. from a handler on another informer.
 func (c *Controller) Enqueue(key cache.ObjectName) { c.ctrl.Enqueue(key) }

@@ -50,6 +50,7 @@ type BackupList struct {
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +ctrlgen:controller
 // +ctrlgen:controller:owns=ops.example.com/v1.Backup
+// +ctrlgen:controller:expectations
 type Schedule struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
