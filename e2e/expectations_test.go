@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,6 +35,9 @@ import (
 
 const configMapSetCRDFile = "../examples/configmapset/config/crd.yaml"
 
+// setLabel is the label the sets' selectors match their ConfigMaps by.
+const setLabel = "set"
+
 // createCounter counts the ConfigMap creates a client sends.
 type createCounter struct {
 	rt http.RoundTripper
@@ -54,10 +59,11 @@ type configMapSets struct {
 	creates *createCounter
 }
 
-// runConfigMapSets starts the example's controller in namespace ns: as
+// runConfigMapSets starts the example's controller in a new namespace: as
 // generated, with its expectations, or with the same Sync wired to
-// runtime/controller without them.
-func runConfigMapSets(t *testing.T, withExpectations bool, workers int) *configMapSets {
+// runtime/controller without them. before, if set, runs first, on the
+// namespace, for what the controller's initial lists should see.
+func runConfigMapSets(t *testing.T, withExpectations bool, workers int, before func(*configMapSets)) *configMapSets {
 	t.Helper()
 	e := env(t)
 	createCRD(t, e, configMapSetCRDFile)
@@ -77,6 +83,9 @@ func runConfigMapSets(t *testing.T, withExpectations bool, workers int) *configM
 		}
 		return true, ""
 	})
+	if before != nil {
+		before(r)
+	}
 	counted := rest.CopyConfig(cfg)
 	counted.Wrap(func(rt http.RoundTripper) http.RoundTripper { r.creates.rt = rt; return r.creates })
 	kube, err := kubernetes.NewForConfig(counted)
@@ -100,7 +109,11 @@ func runConfigMapSets(t *testing.T, withExpectations bool, workers int) *configM
 			Informer: informer.TypedInformer(),
 			DeepCopy: (*setsv1.ConfigMapSet).DeepCopy,
 			Reconcile: func(ctx context.Context, set *setsv1.ConfigMapSet) (controller.Result, error) {
-				return controller.Result{}, configmapset.Sync(ctx, kube, configMaps.Lister(), nil, set)
+				children, err := configmapset.Controlled(configMaps.Lister(), set)
+				if err != nil {
+					return controller.Result{}, err
+				}
+				return controller.Result{}, configmapset.Sync(ctx, kube, nil, set, children)
 			},
 		})
 		if err != nil {
@@ -139,7 +152,11 @@ func (r *configMapSets) scale(names []string, replicas int32, create bool) {
 			if create {
 				_, err = r.sets.SetsV1().ConfigMapSets(r.ns).Create(ctx, &setsv1.ConfigMapSet{
 					ObjectMeta: metav1.ObjectMeta{Name: name},
-					Spec:       setsv1.ConfigMapSetSpec{Replicas: replicas, Data: map[string]string{"set": name}},
+					Spec: setsv1.ConfigMapSetSpec{
+						Replicas: replicas,
+						Selector: &metav1.LabelSelector{MatchLabels: map[string]string{setLabel: name}},
+						Data:     map[string]string{"set": name},
+					},
 				}, metav1.CreateOptions{})
 			} else {
 				patch := fmt.Appendf(nil, `{"spec":{"replicas":%d}}`, replicas)
@@ -160,14 +177,14 @@ func (r *configMapSets) scale(names []string, replicas int32, create bool) {
 // counts are the live ConfigMaps of each set, as the apiserver has them.
 func (r *configMapSets) counts() map[string]int32 {
 	r.t.Helper()
-	list, err := r.kube.CoreV1().ConfigMaps(r.ns).List(context.Background(), metav1.ListOptions{LabelSelector: configmapset.LabelSet})
+	list, err := r.kube.CoreV1().ConfigMaps(r.ns).List(context.Background(), metav1.ListOptions{LabelSelector: setLabel})
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	counts := map[string]int32{}
 	for _, cm := range list.Items {
 		if cm.DeletionTimestamp == nil && metav1.GetControllerOf(&cm) != nil {
-			counts[cm.Labels[configmapset.LabelSet]]++
+			counts[cm.Labels[setLabel]]++
 		}
 	}
 	return counts
@@ -234,7 +251,7 @@ func TestConfigMapSetWithoutExpectationsCreatesDuplicates(t *testing.T) {
 	// A worker per set: the events of a set's first creates queue it
 	// again while it reconciles, and a worker takes it up as soon as it
 	// ends, before the watch has delivered its last creates.
-	r := runConfigMapSets(t, false, 20)
+	r := runConfigMapSets(t, false, 20, nil)
 	needed := r.scaleThrough(20, false)
 	// What the expectations prevent: reconciles on a cache that did not
 	// yet show their own creates made more than were needed (the surplus
@@ -250,8 +267,78 @@ func TestConfigMapSetExpectationsCreateExactlyWhatIsNeeded(t *testing.T) {
 	// The first case is the one that makes duplicates without them.
 	for _, tc := range []struct{ sets, workers int }{{20, 20}, {200, 8}} {
 		t.Run(fmt.Sprintf("sets=%d,workers=%d", tc.sets, tc.workers), func(t *testing.T) {
-			r := runConfigMapSets(t, true, tc.workers)
+			r := runConfigMapSets(t, true, tc.workers, nil)
 			r.scaleThrough(tc.sets, true)
 		})
+	}
+}
+
+// controllerOf is the UID of cm's controller, "" for an orphan.
+func (r *configMapSets) controllerOf(name string) types.UID {
+	r.t.Helper()
+	cm, err := r.kube.CoreV1().ConfigMaps(r.ns).Get(context.Background(), name, metav1.GetOptions{})
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if ref := metav1.GetControllerOf(cm); ref != nil {
+		return ref.UID
+	}
+	return ""
+}
+
+func (r *configMapSets) relabel(name, value string) {
+	r.t.Helper()
+	patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:%q}}}`, setLabel, value)
+	if _, err := r.kube.CoreV1().ConfigMaps(r.ns).Patch(context.Background(), name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// A set adopts an orphan its selector matches, releases it when its
+// labels stop matching, and adopts it again when they match again.
+func TestConfigMapSetAdoptsAndReleasesAcrossLabelChanges(t *testing.T) {
+	ctx := context.Background()
+	// The orphan is there before the controller starts: created after,
+	// the set's first reconcile might not see it yet and create two.
+	r := runConfigMapSets(t, true, 4, func(r *configMapSets) {
+		if _, err := r.kube.CoreV1().ConfigMaps(r.ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
+			Name: "aaa-orphan", Labels: map[string]string{setLabel: "web"}}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r.scale([]string{"web"}, 2, true)
+	set, err := r.sets.SetsV1().ConfigMapSets(r.ns).Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	controlledBy := func(name string, uid types.UID) func() (bool, string) {
+		return func() (bool, string) {
+			got := r.controllerOf(name)
+			return got == uid, fmt.Sprintf("%s is controlled by %q", name, got)
+		}
+	}
+	eventually(t, time.Minute, "the orphan adopted", controlledBy("aaa-orphan", set.UID))
+	r.waitExact([]string{"web"}, 2, true)
+	if got := r.creates.n.Load(); got != 1 {
+		t.Fatalf("%d creates beside the adopted orphan, want 1", got)
+	}
+
+	r.relabel("aaa-orphan", "elsewhere")
+	eventually(t, time.Minute, "the relabelled child released", controlledBy("aaa-orphan", ""))
+	r.waitExact([]string{"web"}, 2, true)
+	if got := r.creates.n.Load(); got != 2 {
+		t.Fatalf("%d creates after the release, want 2: one to replace the released child", got)
+	}
+
+	// Matching again, it is adopted again; the set, now one over, deletes
+	// the first by name: the orphan.
+	r.relabel("aaa-orphan", "web")
+	r.waitExact([]string{"web"}, 2, true)
+	eventually(t, time.Minute, "the surplus child deleted", func() (bool, string) {
+		_, err := r.kube.CoreV1().ConfigMaps(r.ns).Get(ctx, "aaa-orphan", metav1.GetOptions{})
+		return apierrors.IsNotFound(err), fmt.Sprintf("get: %v", err)
+	})
+	if got := r.creates.n.Load(); got != 2 {
+		t.Fatalf("%d creates in all, want 2", got)
 	}
 }

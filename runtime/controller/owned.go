@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"maps"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -27,11 +28,29 @@ type Owner struct {
 // update that begins a graceful deletion, its expected deletions. Call it
 // before Run.
 func WatchOwned[O cache.Object, T cache.Object](c *Controller[T], informer clientcache.TypedSharedIndexInformer[O], owner Owner) error {
+	return watchOwned(c, informer, owner, nil)
+}
+
+// WatchOwnedAdopting is WatchOwned for an owner that adopts by its label
+// selector: an orphan, when it is added or its labels change, also queues
+// every owner whose selector matches it (before and after the change), so
+// that Reconcile can Claim it.
+func WatchOwnedAdopting[O cache.Object, T cache.Object](c *Controller[T], informer clientcache.TypedSharedIndexInformer[O], owner Owner, a *Adoption[T, O]) error {
+	return watchOwned(c, informer, owner, a)
+}
+
+func watchOwned[O cache.Object, T cache.Object](c *Controller[T], informer clientcache.TypedSharedIndexInformer[O], owner Owner, a *Adoption[T, O]) error {
 	x := c.opts.Expectations
+	orphan := func(obj O) {
+		if a != nil && metav1.GetControllerOfNoCopy(obj) == nil && obj.GetDeletionTimestamp() == nil {
+			a.orphanOwners(c, owner, obj, c.Enqueue)
+		}
+	}
 	reg, err := informer.AddTypedEventHandler(named[O]{c.opts.Name, clientcache.TypedResourceEventHandlerFuncs[O]{
 		AddFunc: func(obj O) {
 			key, ok := owner.keyOf(obj)
 			if !ok {
+				orphan(obj)
 				return
 			}
 			if x != nil {
@@ -55,6 +74,9 @@ func WatchOwned[O cache.Object, T cache.Object](c *Controller[T], informer clien
 			}
 			if newOK {
 				c.Enqueue(newKey)
+			} else if !maps.Equal(old.GetLabels(), obj.GetLabels()) || oldOK {
+				orphan(old)
+				orphan(obj)
 			}
 		},
 		DeleteFunc: func(d clientcache.DeletedObject[O]) {

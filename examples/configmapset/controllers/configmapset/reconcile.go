@@ -3,13 +3,13 @@ package configmapset
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/klog/v2"
 
@@ -22,27 +22,27 @@ import (
 // This file started as the one ctrlgen writes once; it is hand-edited and
 // ctrlgen leaves it alone. The wiring is in zz_generated.controller.go.
 
-// LabelSet names, on a ConfigMap, the ConfigMapSet that created it.
-const LabelSet = "sets.ctrlgen.io/set"
-
-// Reconcile brings set's ConfigMaps to spec.replicas. The wiring calls it
-// only once the ConfigMaps it created or deleted last time are in the
-// cache (the controller's expectations), so the count it reads is never
-// one its own writes have outdated.
+// Reconcile brings set's ConfigMaps to spec.replicas. It claims them first
+// (adopting matching orphans, releasing those that stopped matching). The
+// wiring calls it only once the ConfigMaps it created or deleted last time
+// are in the cache (the controller's expectations), so the count it reads
+// is never one its own writes have outdated.
 func (c *Controller) Reconcile(ctx context.Context, set *setsv1.ConfigMapSet) (controller.Result, error) {
-	return controller.Result{}, Sync(ctx, c.kubeClient, c.configMapLister, c.Expectations(), set)
+	children, err := c.ClaimConfigMaps(ctx, set)
+	if err != nil {
+		return controller.Result{}, err
+	}
+	return controller.Result{}, Sync(ctx, c.kubeClient, c.Expectations(), set, children)
 }
 
-// Sync is Reconcile's work, with the expectations as a parameter: nil
-// runs it as a controller without them would, which is how the tests show
-// what they prevent. It counts the ConfigMaps set controls in the cache,
-// creates the missing ones by generateName or deletes the surplus, and
-// records the count in set's status.
-func Sync(ctx context.Context, client kubernetes.Interface, configMaps listerscorev1.ConfigMapLister, x *controller.Expectations[*setsv1.ConfigMapSet], set *setsv1.ConfigMapSet) error {
-	children, err := Children(configMaps, set)
-	if err != nil {
-		return err
-	}
+// Sync is Reconcile's work once set's children are known, with the
+// expectations as a parameter: nil runs it as a controller without them
+// would, which is how the tests show what they prevent. It creates the
+// missing ConfigMaps by generateName or deletes the surplus, and records
+// the count in set's status.
+func Sync(ctx context.Context, client kubernetes.Interface, x *controller.Expectations[*setsv1.ConfigMapSet], set *setsv1.ConfigMapSet, children []*corev1.ConfigMap) error {
+	children = slices.DeleteFunc(slices.Clone(children), func(cm *corev1.ConfigMap) bool { return cm.DeletionTimestamp != nil })
+	slices.SortFunc(children, func(a, b *corev1.ConfigMap) int { return strings.Compare(a.Name, b.Name) })
 	set.Status.Replicas = int32(len(children))
 	diff := int(set.Spec.Replicas) - len(children)
 	logger := klog.FromContext(ctx).WithValues("configMapSet", klog.KObj(set))
@@ -86,25 +86,31 @@ func Sync(ctx context.Context, client kubernetes.Interface, configMaps listersco
 	return errors.Join(errs...)
 }
 
-// Children are the live ConfigMaps set controls, in name order.
-func Children(configMaps listerscorev1.ConfigMapLister, set *setsv1.ConfigMapSet) ([]*corev1.ConfigMap, error) {
-	all, err := configMaps.ConfigMaps(set.Namespace).List(labels.SelectorFromSet(labels.Set{LabelSet: set.Name}))
+// Controlled are the ConfigMaps in set's namespace that set controls and
+// its selector matches, without adopting or releasing any: what a
+// controller without adoption counts.
+func Controlled(configMaps listerscorev1.ConfigMapLister, set *setsv1.ConfigMapSet) ([]*corev1.ConfigMap, error) {
+	selector, err := metav1.LabelSelectorAsSelector(set.Spec.Selector)
 	if err != nil {
 		return nil, err
 	}
-	children := slices.DeleteFunc(all, func(cm *corev1.ConfigMap) bool {
-		return !metav1.IsControlledBy(cm, set) || cm.DeletionTimestamp != nil
-	})
-	slices.SortFunc(children, func(a, b *corev1.ConfigMap) int { return strings.Compare(a.Name, b.Name) })
-	return children, nil
+	all, err := configMaps.ConfigMaps(set.Namespace).List(selector)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(cm *corev1.ConfigMap) bool { return !metav1.IsControlledBy(cm, set) }), nil
 }
 
 func desired(set *setsv1.ConfigMapSet) *corev1.ConfigMap {
+	var lbls map[string]string
+	if set.Spec.Selector != nil {
+		lbls = maps.Clone(set.Spec.Selector.MatchLabels)
+	}
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName:    set.Name + "-",
 			Namespace:       set.Namespace,
-			Labels:          map[string]string{LabelSet: set.Name},
+			Labels:          lbls,
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(set, setsv1.SchemeGroupVersion.WithKind("ConfigMapSet"))},
 		},
 		Data: set.Spec.Data,

@@ -14,9 +14,12 @@ import (
 	kubeinformers "github.com/ctrlgen/ctrlgen/runtime/kube/informers"
 	listerscorev1 "github.com/ctrlgen/ctrlgen/runtime/kube/listers/core/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -39,8 +42,9 @@ type Controller struct {
 	configMapSetLister listerssetsv1.ConfigMapSetLister
 	configMapLister    listerscorev1.ConfigMapLister
 
-	ctrl         *controller.Controller[*setsv1.ConfigMapSet]
-	expectations *controller.Expectations[*setsv1.ConfigMapSet]
+	ctrl              *controller.Controller[*setsv1.ConfigMapSet]
+	expectations      *controller.Expectations[*setsv1.ConfigMapSet]
+	configMapAdoption *controller.Adoption[*setsv1.ConfigMapSet, *corev1.ConfigMap]
 }
 
 // New builds the controller on factory's informers, and kubeFactory's for
@@ -81,7 +85,20 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	c.ctrl = ctrl
 	owner := controller.Owner{GroupKind: schema.GroupKind{Group: "sets.ctrlgen.io", Kind: "ConfigMapSet"}, Namespaced: true}
-	if err := controller.WatchOwned(ctrl, configMapInformer.TypedInformer(), owner); err != nil {
+	c.configMapAdoption = &controller.Adoption[*setsv1.ConfigMapSet, *corev1.ConfigMap]{
+		OwnerKind: schema.GroupVersionKind{Group: "sets.ctrlgen.io", Version: "v1", Kind: "ConfigMapSet"},
+		Selector: func(obj *setsv1.ConfigMapSet) (labels.Selector, error) {
+			return metav1.LabelSelectorAsSelector(obj.Spec.Selector)
+		},
+		Get: func(ctx context.Context, key cache.ObjectName) (*setsv1.ConfigMapSet, error) {
+			return client.SetsV1().ConfigMapSets(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
+		},
+		Patch: func(ctx context.Context, child *corev1.ConfigMap, patch []byte) error {
+			_, err := kubeClient.CoreV1().ConfigMaps(child.Namespace).Patch(ctx, child.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
+			return err
+		},
+	}
+	if err := controller.WatchOwnedAdopting(ctrl, configMapInformer.TypedInformer(), owner, c.configMapAdoption); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -135,6 +152,18 @@ func (c *Controller) Name() string { return c.ctrl.Name() }
 // HasSynced reports whether the informers have delivered their initial
 // lists to the controller.
 func (c *Controller) HasSynced() bool { return c.ctrl.HasSynced() }
+
+// ClaimConfigMaps returns the ConfigMaps obj controls that its selector
+// (obj.Spec.Selector) matches. It adopts the orphans the selector matches and
+// releases those obj controls that it no longer matches, as
+// kube-controller-manager's ControllerRefManager does; see controller.Claim.
+func (c *Controller) ClaimConfigMaps(ctx context.Context, obj *setsv1.ConfigMapSet) ([]*corev1.ConfigMap, error) {
+	candidates, err := c.configMapLister.ConfigMaps(obj.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	return controller.Claim(ctx, c.configMapAdoption, obj, candidates)
+}
 
 // Expectations are the creations and deletions of owned objects that
 // Reconcile has made and the informers have not yet observed
