@@ -198,7 +198,11 @@ func TestAdoptionRechecksTheOwnerLive(t *testing.T) {
 		want   string
 	}{
 		{"replaced", func(live *corev1.ConfigMap) { live.UID = "new-uid" }, "it was replaced"},
-		{"being deleted", func(live *corev1.ConfigMap) { live.Finalizers = []string{"x/y"}; now := metav1.Now(); live.DeletionTimestamp = &now }, "it is being deleted"},
+		{"being deleted", func(live *corev1.ConfigMap) {
+			live.Finalizers = []string{"x/y"}
+			now := metav1.Now()
+			live.DeletionTimestamp = &now
+		}, "it is being deleted"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newAdoptionFixture()
