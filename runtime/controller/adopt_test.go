@@ -263,12 +263,7 @@ func TestWatchOwnedAdoptingQueuesTheOwnersThatMatchAnOrphan(t *testing.T) {
 	if err := controller.WatchOwnedAdopting(c, ownedInf, controller.Owner{GroupKind: ownerGVK.GroupKind(), Namespaced: true}, f.a); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go ownerInf.RunWithContext(ctx)
-	go ownedInf.RunWithContext(ctx)
-	go func() { defer close(done); c.Run(ctx, 1) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runUntilCleanup(t, c, 1, nil, ownerInf, ownedInf)
 	eventually(t, "initial reconciles", func() bool { return count("a") == 1 && count("b") == 1 })
 
 	f.child("orphan", map[string]string{"app": "a"}, nil)

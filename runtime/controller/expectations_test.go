@@ -211,12 +211,7 @@ func newReplicaSet(t *testing.T, withExpectations bool, clk *clocktesting.FakePa
 		t.Fatal(err)
 	}
 	r.c = c
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go ownerInf.RunWithContext(ctx)
-	go ownedInf.RunWithContext(ctx)
-	go func() { defer close(done); c.Run(ctx, 2) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runUntilCleanup(t, c, 2, nil, ownerInf, ownedInf)
 	return r
 }
 

@@ -79,11 +79,7 @@ func TestShardedControllerReconcilesOnlyHeldBucketsAndQueuesGainedOnes(t *testin
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go inf.RunWithContext(ctx)
-	go func() { defer close(done); c.Run(controller.WithShards(ctx, shards), 2) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runUntilCleanup(t, c, 2, func(ctx context.Context) context.Context { return controller.WithShards(ctx, shards) }, inf)
 
 	eventually(t, "bucket 0's keys", func() bool { return count(byBucket[0]) == 3 })
 	// Bucket 1's keys were taken from the queue and dropped; gaining the
