@@ -42,7 +42,7 @@ test-bench-module:
 # k8s.io/api the runtime ships (runtime/kube/, see its doc.go) and the examples.
 generate:
 	cd runtime && $(GO) generate ./kube
-	$(GO) generate ./examples/mydemo ./examples/samplecontroller
+	$(GO) generate ./examples/mydemo ./examples/samplecontroller ./examples/configmapset
 
 # Fails, showing the difference, when committed generated code is stale.
 # The flags are those of the go:generate lines in runtime/kube/doc.go and the
@@ -51,6 +51,7 @@ verify:
 	$(GO) run ./cmd/ctrlgen --verify --generators lister,informer --versioned-clientset-package k8s.io/client-go/kubernetes --single-directory --output-dir runtime/kube k8s.io/api/...
 	cd examples/mydemo && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated ./apis/...
 	cd examples/samplecontroller && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated ./apis/...
+	cd examples/configmapset && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated ./apis/...
 
 # Runtime and generator benchmarks, ours and the incumbents' side by side;
 # bench/README.md holds the results and how to read them.

@@ -65,6 +65,11 @@ func (b *builder) controllers(p *model.Project) {
 			b.owned(k, o, byGVK[o.GVK])
 		}
 		b.listerFields(k)
+		for _, o := range c.Owns {
+			if o.AdoptPath != "" && o.Kind != nil {
+				b.adopt(k, o)
+			}
+		}
 		b.status(p, k)
 		b.userMethods(k)
 	}
@@ -133,6 +138,79 @@ func (b *builder) listerFields(k *model.Kind) {
 		o.ListerField = lowerFirst(base) + "Lister"
 		o.InformerVar = lowerFirst(base) + "Informer"
 	}
+}
+
+// labelSelector is metav1.LabelSelector's name.
+var labelSelector = typegraph.Name{Pkg: "k8s.io/apimachinery/pkg/apis/meta/v1", Name: "LabelSelector"}
+
+// adopt resolves adopt='s path, field by field, each matched to a Go field
+// name regardless of case (spec.selector is Spec.Selector), to a
+// metav1.LabelSelector or a pointer to one.
+func (b *builder) adopt(k *model.Kind, o *model.Owned) {
+	bad := func(format string, args ...any) {
+		b.errorf(o.Pos, "+ctrlgen:controller:owns=...,adopt=%s: %s", o.AdoptPath, fmt.Sprintf(format, args...))
+	}
+	if o.Self {
+		bad("a kind cannot adopt objects of its own kind")
+		return
+	}
+	t, err := b.graph.Named(k.Version.TypesPkg, k.Name)
+	if err != nil {
+		b.errs = append(b.errs, err)
+		return
+	}
+	expr := "obj"
+	segments := strings.Split(o.AdoptPath, ".")
+	for i, seg := range segments {
+		if i > 0 && t.Kind != typegraph.Struct {
+			bad("%s is %s, not a struct: the path to the selector must go through struct fields", expr, t)
+			return
+		}
+		name, ft := memberFold(t, seg)
+		if ft == nil {
+			bad("%s has no field %s", t.Name.Name, seg)
+			return
+		}
+		expr += "." + name
+		t = ft
+	}
+	a := &model.Adopt{Selector: expr}
+	switch {
+	case t.Name == labelSelector:
+	case t.Kind == typegraph.Pointer && t.Elem.Name == labelSelector:
+		a.SelectorPointer = true
+	default:
+		bad("%s is %s, not a metav1.LabelSelector or a pointer to one", expr, t)
+		return
+	}
+	a.Field = strings.TrimSuffix(o.ListerField, "Lister") + "Adoption"
+	a.ClaimMethod = "Claim" + o.Kind.PluralGoName
+	o.Adopt = a
+}
+
+// memberFold is member for a field name matched regardless of case; it
+// returns the field's Go name too.
+func memberFold(t *typegraph.Type, name string) (string, *typegraph.Type) {
+	if t.Kind != typegraph.Struct {
+		return "", nil
+	}
+	members, err := t.Members()
+	if err != nil {
+		return "", nil
+	}
+	for _, m := range members {
+		if strings.EqualFold(m.Name, name) {
+			return m.Name, m.Type
+		}
+	}
+	for _, m := range members {
+		if m.Embedded && m.Type.Kind == typegraph.Struct {
+			if n, ft := memberFold(m.Type, name); ft != nil {
+				return n, ft
+			}
+		}
+	}
+	return "", nil
 }
 
 // status decides how the controller writes status, from the kind's types.

@@ -122,6 +122,9 @@ type Shadows struct {
 	}
 }
 
+// bKind is a namespaced kind B for A to own.
+const bKind = "\n// +genclient\ntype B struct {\n\tmetav1.TypeMeta\n\tmetav1.ObjectMeta\n}\n\ntype BList struct{ Items []B }\n"
+
 func TestControllerErrors(t *testing.T) {
 	header := "package v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\ntype S struct{}\n"
 	for _, tc := range []struct {
@@ -137,6 +140,16 @@ func TestControllerErrors(t *testing.T) {
 			"types.go:10: error: ex.example.com/v1.A is owned twice"},
 		{"finalizer without update", kindSrc("A", "S", "// +ctrlgen:controller:finalizer=ex.example.com/f\n// +genclient:skipVerbs=update\n"),
 			"types.go:8: error: +ctrlgen:controller:finalizer on A needs the update verb"},
+		{"adopt: no such field", kindSrc("A", "S", "// +ctrlgen:controller:owns=ex.example.com/v1.B,adopt=spec.selector\n") + bKind,
+			"types.go:9: error: +ctrlgen:controller:owns=...,adopt=spec.selector: A has no field spec"},
+		{"adopt: not a selector", kindSrc("A", "S", "// +ctrlgen:controller:owns=ex.example.com/v1.B,adopt=status\n") + bKind,
+			"adopt=status: obj.Status is example.com/m/apis/v1.S, not a metav1.LabelSelector or a pointer to one"},
+		{"adopt: through a non-struct", kindSrc("A", "S", "// +ctrlgen:controller:owns=ex.example.com/v1.B,adopt=name.selector\n") + bKind,
+			"adopt=name.selector: obj.Name is string, not a struct"},
+		{"adopt: own kind", kindSrc("A", "S", "// +ctrlgen:controller:owns=ex.example.com/v1.A,adopt=status\n"),
+			"a kind cannot adopt objects of its own kind"},
+		{"expectations without owns", kindSrc("A", "S", "// +ctrlgen:controller:expectations\n"),
+			"types.go:9: error: +ctrlgen:controller:expectations needs a +ctrlgen:controller:owns=<group>/<version>.<Kind>"},
 		{"no informer", kindSrc("A", "S", "// +genclient:onlyVerbs=get,list\n"),
 			"+ctrlgen:controller on A needs its informer"},
 		{"cluster-scoped owned by namespaced", kindSrc("A", "S", "// +ctrlgen:controller:owns=ex.example.com/v1.B\n") +

@@ -245,15 +245,19 @@ func (b *builder) plural(m markers.Set, pos token.Position, kind, path string, b
 
 func (b *builder) controller(m markers.Set, pos token.Position) *model.Controller {
 	if !markers.Controller.Has(m) {
-		if markers.ControllerOwns.Has(m) || markers.ControllerFinalizer.Has(m) {
-			b.errorf(pos, "+ctrlgen:controller:owns and +ctrlgen:controller:finalizer need +ctrlgen:controller")
+		if markers.ControllerOwns.Has(m) || markers.ControllerFinalizer.Has(m) || markers.ControllerExpectations.Has(m) {
+			b.errorf(pos, "+ctrlgen:controller:owns, :finalizer and :expectations need +ctrlgen:controller")
 		}
 		return nil
 	}
 	c := &model.Controller{Pos: markers.Controller.Pos(m)}
 	c.Finalizer, _ = markers.ControllerFinalizer.Get(m)
 	for _, o := range markers.ControllerOwns.All(m) {
-		c.Owns = append(c.Owns, &model.Owned{GVK: model.GroupVersionKind(o.V), Pos: o.Pos})
+		c.Owns = append(c.Owns, &model.Owned{GVK: model.GroupVersionKind(o.V.GroupVersionKind), AdoptPath: o.V.Adopt, Pos: o.Pos})
+	}
+	c.Expectations = markers.ControllerExpectations.Has(m)
+	if c.Expectations && len(c.Owns) == 0 {
+		b.errorf(markers.ControllerExpectations.Pos(m), "+ctrlgen:controller:expectations needs a +ctrlgen:controller:owns=<group>/<version>.<Kind>: expectations are met by observing owned objects")
 	}
 	return c
 }

@@ -59,13 +59,31 @@ func installMydemoCRD(t *testing.T, e *testenv.Env) {
 		return
 	}
 	ctx := context.Background()
-	raw, err := os.ReadFile(mydemoCRDFile)
+	createCRD(t, e, mydemoCRDFile)
+	// Established means the apiserver serves the resource; make sure the
+	// typed client agrees before tests start writing.
+	md := mydemoClient(t, e)
+	eventually(t, time.Minute, "Mydemos to be served", func() (bool, string) {
+		if _, err := md.CrddemoV1().Mydemos("default").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+			return false, err.Error()
+		}
+		return true, ""
+	})
+	mydemoCRDOnce.done = true
+}
+
+// createCRD creates the CRD in file (an existing one is kept) and waits
+// until it is Established.
+func createCRD(t *testing.T, e *testenv.Env, file string) {
+	t.Helper()
+	ctx := context.Background()
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	crd := &unstructured.Unstructured{}
 	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096).Decode(&crd.Object); err != nil {
-		t.Fatalf("decoding %s: %v", mydemoCRDFile, err)
+		t.Fatalf("decoding %s: %v", file, err)
 	}
 	dyn, err := dynamic.NewForConfig(e.Config())
 	if err != nil {
@@ -73,9 +91,9 @@ func installMydemoCRD(t *testing.T, e *testenv.Env) {
 	}
 	crds := dyn.Resource(crdGVR)
 	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating the Mydemo CRD: %v", err)
+		t.Fatalf("creating the CRD of %s: %v", file, err)
 	}
-	eventually(t, time.Minute, "the Mydemo CRD to be Established", func() (bool, string) {
+	eventually(t, time.Minute, file+" to be Established", func() (bool, string) {
 		got, err := crds.Get(ctx, crd.GetName(), metav1.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -89,16 +107,6 @@ func installMydemoCRD(t *testing.T, e *testenv.Env) {
 		}
 		return false, fmt.Sprintf("conditions %v", conds)
 	})
-	// Established means the apiserver serves the resource; make sure the
-	// typed client agrees before tests start writing.
-	md := mydemoClient(t, e)
-	eventually(t, time.Minute, "Mydemos to be served", func() (bool, string) {
-		if _, err := md.CrddemoV1().Mydemos("default").List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-			return false, err.Error()
-		}
-		return true, ""
-	})
-	mydemoCRDOnce.done = true
 }
 
 var gcKnowsMydemos struct {

@@ -86,7 +86,7 @@ func TestMarkerErrors(t *testing.T) {
 		{"owns", marker, marker + "// +ctrlgen:controller\n// +ctrlgen:controller:owns=apps/v1\n",
 			`apis/shop/v1/types.go:7: error: +ctrlgen:controller:owns=apps/v1: "apps/v1" does not end in .<Kind>; expected +ctrlgen:controller:owns=<group>/<version>.<Kind>`},
 		{"owns without controller", marker, marker + "// +ctrlgen:controller:owns=apps/v1.Deployment\n",
-			"apis/shop/v1/types.go:8: error: +ctrlgen:controller:owns and +ctrlgen:controller:finalizer need +ctrlgen:controller"},
+			"apis/shop/v1/types.go:8: error: +ctrlgen:controller:owns, :finalizer and :expectations need +ctrlgen:controller"},
 		{"deepcopy value", marker, marker + "// +k8s:deepcopy-gen=yes\n",
 			`apis/shop/v1/types.go:6: error: +k8s:deepcopy-gen=yes: "yes" is not one of true, false; expected +k8s:deepcopy-gen=true|false`},
 		{"owned marker on a field", "	Status ", "	// +genclient:noStatus\n	Status ",

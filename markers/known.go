@@ -72,11 +72,14 @@ var (
 
 	Controller = Define("ctrlgen:controller", TargetType, Flag, "+ctrlgen:controller",
 		"generate a controller for the type")
-	ControllerOwns = Define("ctrlgen:controller:owns", TargetType, groupVersionKind,
-		"+ctrlgen:controller:owns=<group>/<version>.<Kind>",
-		"the controller watches objects of this kind that the type owns").Repeated()
+	ControllerOwns = Define("ctrlgen:controller:owns", TargetType, owns,
+		"+ctrlgen:controller:owns=<group>/<version>.<Kind>[,adopt=<selector field path>]",
+		"the controller watches objects of this kind that the type owns; with adopt=, it adopts orphans its label selector matches and releases children it stops matching").Repeated()
 	ControllerFinalizer = Define("ctrlgen:controller:finalizer", TargetType, finalizer,
 		"+ctrlgen:controller:finalizer=<domain>/<name>", "the controller's finalizer")
+	ControllerExpectations = Define("ctrlgen:controller:expectations", TargetType, Flag,
+		"+ctrlgen:controller:expectations",
+		"Reconcile is put off until the creations and deletions of owned objects it expects are observed")
 )
 
 // All is the registry of every marker ctrlgen reads. It owns "+genclient…"
@@ -87,7 +90,7 @@ var All = NewRegistry([]string{"genclient", "ctrlgen:"},
 	DeepCopyPackage, DeepCopyType, DeepCopyInterfaces, DeepCopyNonPointer,
 	ClientGen, ListerGen, InformerGen, RegisterGen,
 	ObjectRoot, ObjectGenerate, Resource, StatusSubresource,
-	Controller, ControllerOwns, ControllerFinalizer,
+	Controller, ControllerOwns, ControllerFinalizer, ControllerExpectations,
 )
 
 func genclient(arg string) (bool, error) {
@@ -326,10 +329,40 @@ func resource(arg string) (ResourceSpec, error) {
 	return r, nil
 }
 
-// GroupVersionKind is a "+ctrlgen:controller:owns=" value. Group is empty
-// for the core group.
+// GroupVersionKind names a kind. Group is empty for the core group.
 type GroupVersionKind struct {
 	Group, Version, Kind string
+}
+
+// Owns is a "+ctrlgen:controller:owns=" value.
+type Owns struct {
+	GroupVersionKind
+	// Adopt is the path of the owner's label selector field, as written
+	// ("spec.selector"), when the owner adopts orphans.
+	Adopt string
+}
+
+func owns(arg string) (Owns, error) {
+	gvk, adopt, hasAdopt := strings.Cut(arg, ",")
+	var o Owns
+	var err error
+	if o.GroupVersionKind, err = groupVersionKind(gvk); err != nil {
+		return o, err
+	}
+	if !hasAdopt {
+		return o, nil
+	}
+	path, ok := strings.CutPrefix(adopt, "adopt=")
+	if !ok {
+		return o, fmt.Errorf("%q after the kind is not adopt=<selector field path>", adopt)
+	}
+	for _, f := range strings.Split(path, ".") {
+		if !token.IsIdentifier(f) {
+			return o, fmt.Errorf("adopt=%s is not a field path like spec.selector", path)
+		}
+	}
+	o.Adopt = path
+	return o, nil
 }
 
 func groupVersionKind(arg string) (GroupVersionKind, error) {

@@ -135,6 +135,28 @@ func TestCollectRepeats(t *testing.T) {
 	}
 }
 
+func TestOwns(t *testing.T) {
+	for in, want := range map[string]Owns{
+		"=apps/v1.Deployment":                       {GroupVersionKind{"apps", "v1", "Deployment"}, ""},
+		"=core/v1.ConfigMap,adopt=spec.selector":    {GroupVersionKind{"", "v1", "ConfigMap"}, "spec.selector"},
+		"=crd.example.com/v1.Foo,adopt=Spec.Select": {GroupVersionKind{"crd.example.com", "v1", "Foo"}, "Spec.Select"},
+	} {
+		got, err := owns(in)
+		if err != nil || got != want {
+			t.Errorf("%s: got %+v, %v", in, got, err)
+		}
+	}
+	for in, want := range map[string]string{
+		"=core/v1.ConfigMap,selector=spec.selector": `"selector=spec.selector" after the kind is not adopt=<selector field path>`,
+		"=core/v1.ConfigMap,adopt=spec..selector":   "adopt=spec..selector is not a field path like spec.selector",
+		"=core/v1.ConfigMap,adopt=":                 "adopt= is not a field path like spec.selector",
+	} {
+		if _, err := owns(in); err == nil || err.Error() != want {
+			t.Errorf("%s: error %v, want %q", in, err, want)
+		}
+	}
+}
+
 func TestGroupVersionKind(t *testing.T) {
 	for in, want := range map[string]GroupVersionKind{
 		"=apps/v1.Deployment":          {"apps", "v1", "Deployment"},

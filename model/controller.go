@@ -14,6 +14,9 @@ type Controller struct {
 	Owns []*Owned
 	// Finalizer is the finalizer the controller adds; may be empty.
 	Finalizer string
+	// Expectations, from +ctrlgen:controller:expectations, puts Reconcile
+	// off until the owned objects it created or deleted are observed.
+	Expectations bool
 	// Pos is where the +ctrlgen:controller marker is.
 	Pos token.Position
 
@@ -88,6 +91,27 @@ type Owned struct {
 	// Self is true when the kind owns objects of its own kind: the
 	// controller's own lister and informer then serve.
 	Self bool
+
+	// AdoptPath is adopt='s path of the owner's label selector field,
+	// "spec.selector"; empty when the controller adopts nothing.
+	AdoptPath string
+	// Adopt is set by the builder when AdoptPath resolves.
+	Adopt *Adopt
+}
+
+// Adopt is how a controller claims the objects of an owned kind by its
+// label selector, as kube-controller-manager's ControllerRefManager does.
+type Adopt struct {
+	// Selector is the Go expression of the selector field on "obj",
+	// "obj.Spec.Selector"; SelectorPointer is true when it is a
+	// *metav1.LabelSelector rather than a metav1.LabelSelector.
+	Selector        string
+	SelectorPointer bool
+	// Field is the Controller struct's field holding the adoption,
+	// "configMapAdoption"; ClaimMethod the generated method that claims
+	// the owned objects, "ClaimConfigMaps".
+	Field       string
+	ClaimMethod string
 }
 
 // ControllerKinds are the kinds with a controller, in model order.

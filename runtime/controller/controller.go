@@ -68,6 +68,13 @@ type Options[T cache.Object] struct {
 	// StatusConflictRetries bounds the fresh-Get retries of a conflicting
 	// status write; default 5.
 	StatusConflictRetries int
+
+	// Expectations, if set, make the controller skip Reconcile for an
+	// owner until the creations and deletions it expects have been
+	// observed, or have expired; then the owner is reconciled again.
+	// WatchOwned lowers them as the owned informers observe adds and
+	// deletes, and they are dropped when the owner is deleted.
+	Expectations *Expectations[T]
 }
 
 // Controller reconciles the objects of one informer.
@@ -161,16 +168,27 @@ func (c *Controller[T]) Run(ctx context.Context, workers int) error {
 		q.ShutDown()
 		return fmt.Errorf("controller %s: already running", c.opts.Name)
 	}
+	shards := shardsFrom(ctx)
+	if shards != nil {
+		defer shards.OnGain(func(owns func(cache.ObjectName) bool) {
+			for _, key := range c.cached.ListNames() {
+				if owns(key) {
+					q.Add(key)
+				}
+			}
+		})()
+	}
 	for _, key := range c.cached.ListNames() {
 		q.Add(key)
 	}
 	logger.Info("Starting workers", "count", workers)
 	c.metrics.maxWorkers.Set(float64(workers))
 
+	w := worker[T]{c: c, q: q, shards: shards, trace: traceFrom(ctx)}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
-			for c.processNextWorkItem(ctx, q) {
+			for w.processNextWorkItem(ctx) {
 			}
 		})
 	}
@@ -182,17 +200,40 @@ func (c *Controller[T]) Run(ctx context.Context, workers int) error {
 	return nil
 }
 
-func (c *Controller[T]) processNextWorkItem(ctx context.Context, q workqueue.RateLimiting[cache.ObjectName]) bool {
+// worker is what Run's workers share.
+type worker[T cache.Object] struct {
+	c      *Controller[T]
+	q      workqueue.RateLimiting[cache.ObjectName]
+	shards Shards
+	trace  *ReconcileTrace
+}
+
+func (w worker[T]) processNextWorkItem(ctx context.Context) bool {
+	c, q := w.c, w.q
 	key, shutdown := q.Get()
 	if shutdown {
 		return false
 	}
 	defer q.Done(key)
+	if w.shards != nil {
+		end, ok := w.shards.Begin(key)
+		if !ok {
+			// Another process holds the key's bucket; this one queues it
+			// again if it gains the bucket.
+			q.Forget(key)
+			return true
+		}
+		defer end()
+	}
 	c.metrics.activeWorkers.Inc()
 	start := time.Now()
 	res, err := c.reconcile(ctx, key)
-	c.metrics.reconcileTime.Observe(time.Since(start).Seconds())
+	end := time.Now()
+	c.metrics.reconcileTime.Observe(end.Sub(start).Seconds())
 	c.metrics.activeWorkers.Dec()
+	if w.trace != nil {
+		w.trace.record(c.opts.Name, key, start, end)
+	}
 
 	logger := klog.FromContext(ctx).WithValues("key", key.String())
 	switch {
@@ -235,6 +276,9 @@ func (c *Controller[T]) reconcile(ctx context.Context, key cache.ObjectName) (re
 	}()
 	cached, exists := c.cached.GetByName(key)
 	if !exists {
+		if c.opts.Expectations != nil {
+			c.opts.Expectations.forget(key)
+		}
 		if c.opts.Deleted != nil {
 			return Result{}, c.opts.Deleted(ctx, key)
 		}
@@ -245,6 +289,13 @@ func (c *Controller[T]) reconcile(ctx context.Context, key cache.ObjectName) (re
 		var stop bool
 		if obj, stop, err = c.handleFinalizer(ctx, obj); stop || err != nil {
 			return Result{}, err
+		}
+	}
+	if c.opts.Expectations != nil {
+		// The owned cache does not yet show this owner's last writes.
+		// Observing them enqueues it again; the delay covers their expiry.
+		if wait, ok := c.opts.Expectations.satisfied(key); !ok {
+			return Result{RequeueAfter: wait}, nil
 		}
 	}
 	res, err = c.opts.Reconcile(ctx, obj)

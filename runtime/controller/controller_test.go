@@ -335,12 +335,7 @@ func TestWatchOwnedEnqueuesTheControllingOwner(t *testing.T) {
 	if err := controller.WatchOwned(c, ownedInf, owner); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go ownerInf.RunWithContext(ctx)
-	go ownedInf.RunWithContext(ctx)
-	go func() { defer close(done); c.Run(ctx, 1) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runUntilCleanup(t, c, 1, nil, ownerInf, ownedInf)
 	eventually(t, "initial reconciles", func() bool { return count("first") >= 1 && count("second") >= 1 })
 	// Reconciles of each owner happen only through the steps below now.
 	first, second := count("first"), count("second")
@@ -416,4 +411,20 @@ func (c *counting) NewMaxConcurrentReconciles(ctrl string) workqueue.SettableGau
 }
 func (c *counting) NewActiveWorkers(ctrl string) workqueue.GaugeMetric {
 	return c.metric("active", ctrl)
+}
+
+// runUntilCleanup runs the informers and c, with workers, until the test
+// ends; ctxFn, if set, gives Run its context.
+func runUntilCleanup[T cache.Object](t *testing.T, c *controller.Controller[T], workers int, ctxFn func(context.Context) context.Context, informers ...interface{ RunWithContext(context.Context) }) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	for _, inf := range informers {
+		go inf.RunWithContext(ctx)
+	}
+	runCtx := ctx
+	if ctxFn != nil {
+		runCtx = ctxFn(ctx)
+	}
+	go func() { defer close(done); c.Run(runCtx, workers) }()
+	t.Cleanup(func() { cancel(); <-done })
 }

@@ -12,6 +12,10 @@ import (
 	"k8s.io/client-go/tools/leaderelection"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/klog/v2"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ctrlgen/ctrlgen/runtime/controller"
 )
 
 // ErrLeaseLost is returned by Run when the lease is lost and
@@ -76,4 +80,31 @@ func (m *Manager) lead(ctx context.Context, cfg *rest.Config, runs []Runnable) e
 		}
 		logger.Info("Lost the lease; controllers stopped, campaigning again", "identity", identity)
 	}
+}
+
+// runSharded runs the controllers on this replica for the buckets it
+// holds, campaigning for its share of them until ctx is done. The
+// controllers drain before the buckets are released, so that the replicas
+// taking them over never reconcile a key this one still is.
+func (m *Manager) runSharded(ctx context.Context, cfg *rest.Config, runs []Runnable) error {
+	client, err := coordinationv1.NewForConfig(rest.CopyConfig(cfg))
+	if err != nil {
+		return fmt.Errorf("shard leases client: %w", err)
+	}
+	host, _ := os.Hostname()
+	s := newShardSet(client, m.opts, host, string(uuid.NewUUID()))
+	m.registry.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "ctrlgen_shard_buckets_held", Help: "Buckets of the key space this replica holds."},
+			func() float64 { return float64(s.held.Load()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "ctrlgen_shard_handovers_total", Help: "Buckets this replica has gained or given up."},
+			func() float64 { return float64(s.handovers.Load()) }),
+	)
+	campaign, stopCampaign := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	go func() { defer close(done); s.run(campaign) }()
+	err = m.runControllers(controller.WithShards(ctx, s), runs)
+	stopCampaign()
+	<-done
+	s.shutdown()
+	return err
 }

@@ -274,7 +274,18 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	go m.watchReady(ctx, runs)
 
-	if !m.opts.LeaderElect {
+	if m.opts.ReconcileTraceFile != "" {
+		f, err := os.OpenFile(m.opts.ReconcileTraceFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("reconcile trace: %w", err)
+		}
+		defer f.Close()
+		ctx = controller.WithReconcileTrace(ctx, controller.NewReconcileTrace(f))
+	}
+	switch {
+	case m.opts.Shards > 0:
+		return m.runSharded(ctx, cfg, runs)
+	case !m.opts.LeaderElect:
 		return m.runControllers(ctx, runs)
 	}
 	return m.lead(ctx, cfg, runs)

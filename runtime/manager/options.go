@@ -37,6 +37,17 @@ type Options struct {
 	// its caches kept warm.
 	ExitOnLostLease bool
 
+	// Shards, when above 0, splits every controller's keys into that many
+	// buckets, each a Lease "<LeaderElectionID>-shard-<i>" in
+	// LeaderElectionNamespace, and runs the controllers on every replica,
+	// each reconciling the keys of the buckets it holds. The buckets take
+	// the place of leader election (LeaderElect is not used), with its
+	// lease timings.
+	Shards int
+	// ReconcileTraceFile, if set, gets a line per reconcile (see
+	// controller.ReconcileTrace), for tests.
+	ReconcileTraceFile string
+
 	// MetricsAddr serves /metrics, HealthAddr /healthz and /readyz; empty
 	// turns a server off. They may be the same address.
 	MetricsAddr string
@@ -80,6 +91,8 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", o.RenewDeadline, "How long the leader retries renewing before giving up.")
 	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod, "Wait between attempts to acquire or renew.")
 	fs.BoolVar(&o.ExitOnLostLease, "exit-on-lost-lease", o.ExitOnLostLease, "Exit when the lease is lost instead of campaigning again.")
+	fs.IntVar(&o.Shards, "shards", o.Shards, "Split the controllers' keys into this many buckets, each a Lease, and reconcile on every replica the keys of the buckets it holds, instead of leader election; 0: off.")
+	fs.StringVar(&o.ReconcileTraceFile, "reconcile-trace-file", o.ReconcileTraceFile, "Append a line per reconcile (controller, key, start and end in Unix ns) to this file; for tests.")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "Address of /metrics; empty to turn off.")
 	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "Address of /healthz and /readyz; empty to turn off.")
 }

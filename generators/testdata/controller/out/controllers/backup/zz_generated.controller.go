@@ -14,9 +14,12 @@ import (
 	kubeinformers "github.com/ctrlgen/ctrlgen/runtime/kube/informers"
 	listerscorev1 "github.com/ctrlgen/ctrlgen/runtime/kube/listers/core/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
@@ -43,7 +46,8 @@ type Controller struct {
 	backupLister    listersopsv1.BackupLister
 	configMapLister listerscorev1.ConfigMapLister
 
-	ctrl *controller.Controller[*opsv1.Backup]
+	ctrl              *controller.Controller[*opsv1.Backup]
+	configMapAdoption *controller.Adoption[*opsv1.Backup, *corev1.ConfigMap]
 }
 
 // New builds the controller on factory's informers, and kubeFactory's for
@@ -87,7 +91,20 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 	}
 	c.ctrl = ctrl
 	owner := controller.Owner{GroupKind: schema.GroupKind{Group: "ops.example.com", Kind: "Backup"}, Namespaced: true}
-	if err := controller.WatchOwned(ctrl, configMapInformer.TypedInformer(), owner); err != nil {
+	c.configMapAdoption = &controller.Adoption[*opsv1.Backup, *corev1.ConfigMap]{
+		OwnerKind: schema.GroupVersionKind{Group: "ops.example.com", Version: "v1", Kind: "Backup"},
+		Selector: func(obj *opsv1.Backup) (labels.Selector, error) {
+			return metav1.LabelSelectorAsSelector(&obj.Spec.Selector)
+		},
+		Get: func(ctx context.Context, key cache.ObjectName) (*opsv1.Backup, error) {
+			return client.OpsV1().Backups(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
+		},
+		Patch: func(ctx context.Context, child *corev1.ConfigMap, patch []byte) error {
+			_, err := kubeClient.CoreV1().ConfigMaps(child.Namespace).Patch(ctx, child.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
+			return err
+		},
+	}
+	if err := controller.WatchOwnedAdopting(ctrl, configMapInformer.TypedInformer(), owner, c.configMapAdoption); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -141,6 +158,18 @@ func (c *Controller) Name() string { return c.ctrl.Name() }
 // HasSynced reports whether the informers have delivered their initial
 // lists to the controller.
 func (c *Controller) HasSynced() bool { return c.ctrl.HasSynced() }
+
+// ClaimConfigMaps returns the ConfigMaps obj controls that its selector
+// (obj.Spec.Selector) matches. It adopts the orphans the selector matches and
+// releases those obj controls that it no longer matches, as
+// kube-controller-manager's ControllerRefManager does; see controller.Claim.
+func (c *Controller) ClaimConfigMaps(ctx context.Context, obj *opsv1.Backup) ([]*corev1.ConfigMap, error) {
+	candidates, err := c.configMapLister.ConfigMaps(obj.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	return controller.Claim(ctx, c.configMapAdoption, obj, candidates)
+}
 
 // Enqueue queues key for Reconcile, e.g. from a handler on another informer.
 func (c *Controller) Enqueue(key cache.ObjectName) { c.ctrl.Enqueue(key) }

@@ -14,7 +14,9 @@ import (
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 )
@@ -34,7 +36,9 @@ type Controller struct {
 	scheduleLister listersopsv1.ScheduleLister
 	backupLister   listersopsv1.BackupLister
 
-	ctrl *controller.Controller[*opsv1.Schedule]
+	ctrl           *controller.Controller[*opsv1.Schedule]
+	expectations   *controller.Expectations[*opsv1.Schedule]
+	backupAdoption *controller.Adoption[*opsv1.Schedule, *opsv1.Backup]
 }
 
 // New builds the controller on factory's informers and registers its event
@@ -48,6 +52,7 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 		recorder:       recorder,
 		scheduleLister: informer.Lister(),
 		backupLister:   backupInformer.Lister(),
+		expectations:   controller.NewExpectations[*opsv1.Schedule](nil, controller.ExpectationsTimeout),
 	}
 	ctrl, err := controller.New(controller.Options[*opsv1.Schedule]{
 		Name:      ControllerName,
@@ -61,16 +66,30 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 		UpdateStatus: func(ctx context.Context, obj *opsv1.Schedule) (*opsv1.Schedule, error) {
 			return client.OpsV1().Schedules().UpdateStatus(ctx, obj, metav1.UpdateOptions{})
 		},
-		StatusEqual: func(a, b *opsv1.Schedule) bool { return equality.Semantic.DeepEqual(a.Status, b.Status) },
-		CopyStatus:  func(dst, src *opsv1.Schedule) { src.Status.DeepCopyInto(&dst.Status) },
-		Recorder:    recorder,
+		StatusEqual:  func(a, b *opsv1.Schedule) bool { return equality.Semantic.DeepEqual(a.Status, b.Status) },
+		CopyStatus:   func(dst, src *opsv1.Schedule) { src.Status.DeepCopyInto(&dst.Status) },
+		Recorder:     recorder,
+		Expectations: c.expectations,
 	})
 	if err != nil {
 		return nil, err
 	}
 	c.ctrl = ctrl
 	owner := controller.Owner{GroupKind: schema.GroupKind{Group: "ops.example.com", Kind: "Schedule"}, Namespaced: false}
-	if err := controller.WatchOwned(ctrl, backupInformer.TypedInformer(), owner); err != nil {
+	c.backupAdoption = &controller.Adoption[*opsv1.Schedule, *opsv1.Backup]{
+		OwnerKind: schema.GroupVersionKind{Group: "ops.example.com", Version: "v1", Kind: "Schedule"},
+		Selector: func(obj *opsv1.Schedule) (labels.Selector, error) {
+			return metav1.LabelSelectorAsSelector(obj.Spec.BackupSelector)
+		},
+		Get: func(ctx context.Context, key cache.ObjectName) (*opsv1.Schedule, error) {
+			return client.OpsV1().Schedules().Get(ctx, key.Name, metav1.GetOptions{})
+		},
+		Patch: func(ctx context.Context, child *opsv1.Backup, patch []byte) error {
+			_, err := client.OpsV1().Backups(child.Namespace).Patch(ctx, child.Name, types.JSONPatchType, patch, metav1.PatchOptions{})
+			return err
+		},
+	}
+	if err := controller.WatchOwnedAdopting(ctrl, backupInformer.TypedInformer(), owner, c.backupAdoption); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -110,6 +129,31 @@ func (c *Controller) Name() string { return c.ctrl.Name() }
 // HasSynced reports whether the informers have delivered their initial
 // lists to the controller.
 func (c *Controller) HasSynced() bool { return c.ctrl.HasSynced() }
+
+// ClaimBackups returns the Backups obj controls that its selector
+// (obj.Spec.BackupSelector) matches. It adopts the orphans the selector matches and
+// releases those obj controls that it no longer matches, as
+// kube-controller-manager's ControllerRefManager does; see controller.Claim.
+func (c *Controller) ClaimBackups(ctx context.Context, obj *opsv1.Schedule) ([]*opsv1.Backup, error) {
+	candidates, err := c.backupLister.List(labels.Everything())
+	if err != nil {
+		return nil, err
+	}
+	return controller.Claim(ctx, c.backupAdoption, obj, candidates)
+}
+
+// Expectations are the creations and deletions of owned objects that
+// Reconcile has made and the informers have not yet observed
+// (+ctrlgen:controller:expectations). Raise them before writing:
+//
+//	c.Expectations().ExpectCreations(obj, n) // then n creates
+//	c.Expectations().ExpectDeletions(obj, keys) // then delete keys
+//
+// and lower them for each write that fails (CreationObserved,
+// DeletionObserved), since no event will. Reconcile is not called for an
+// owner while its expectations are unmet, for at most
+// controller.ExpectationsTimeout.
+func (c *Controller) Expectations() *controller.Expectations[*opsv1.Schedule] { return c.expectations }
 
 // Enqueue queues key for Reconcile, e.g. from a handler on another informer.
 func (c *Controller) Enqueue(key cache.ObjectName) { c.ctrl.Enqueue(key) }

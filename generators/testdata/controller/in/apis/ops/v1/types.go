@@ -3,12 +3,13 @@ package v1
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // Backup is namespaced, has a status with observedGeneration, a finalizer,
-// and owns ConfigMaps: every option of the generated wiring.
+// and owns ConfigMaps, which it adopts by a selector held by value: every
+// option of the generated wiring.
 //
 // +genclient
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +ctrlgen:controller
-// +ctrlgen:controller:owns=core/v1.ConfigMap
+// +ctrlgen:controller:owns=core/v1.ConfigMap,adopt=spec.selector
 // +ctrlgen:controller:finalizer=ops.example.com/cleanup
 type Backup struct {
 	metav1.TypeMeta   `json:",inline"`
@@ -19,7 +20,8 @@ type Backup struct {
 }
 
 type BackupSpec struct {
-	Source string `json:"source"`
+	Source   string               `json:"source"`
+	Selector metav1.LabelSelector `json:"selector"`
 }
 
 // BackupStatus gets observedGeneration from an embedded struct.
@@ -41,7 +43,8 @@ type BackupList struct {
 	Items []Backup `json:"items"`
 }
 
-// Schedule is cluster-scoped and owns Backups; its status has no
+// Schedule is cluster-scoped and owns Backups, which it adopts by a
+// selector held by pointer; its status has no
 // observedGeneration. Its controller package is hand-written already
 // (in/controllers/schedule), with a Deleted method.
 //
@@ -49,7 +52,8 @@ type BackupList struct {
 // +genclient:nonNamespaced
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +ctrlgen:controller
-// +ctrlgen:controller:owns=ops.example.com/v1.Backup
+// +ctrlgen:controller:owns=ops.example.com/v1.Backup,adopt=spec.backupSelector
+// +ctrlgen:controller:expectations
 type Schedule struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -59,7 +63,8 @@ type Schedule struct {
 }
 
 type ScheduleSpec struct {
-	Cron string `json:"cron"`
+	Cron           string                `json:"cron"`
+	BackupSelector *metav1.LabelSelector `json:"backupSelector,omitempty"`
 }
 
 type ScheduleStatus struct {

@@ -1,0 +1,52 @@
+package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// ConfigMapSet keeps spec.replicas ConfigMaps, as a ReplicaSet keeps Pods:
+// each is created by generateName from the set's name, with the labels of
+// spec.selector's matchLabels and spec.data, and is controlled by the set.
+// The set adopts orphan ConfigMaps its selector matches and releases those
+// it stops matching.
+//
+// +genclient
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+// +ctrlgen:controller
+// +ctrlgen:controller:owns=core/v1.ConfigMap,adopt=spec.selector
+// +ctrlgen:controller:expectations
+type ConfigMapSet struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   ConfigMapSetSpec   `json:"spec"`
+	Status ConfigMapSetStatus `json:"status,omitempty"`
+}
+
+// ConfigMapSetSpec is what the user asks for.
+type ConfigMapSetSpec struct {
+	// Replicas is how many ConfigMaps the set keeps.
+	Replicas int32 `json:"replicas"`
+	// Selector picks the set's ConfigMaps; the ConfigMaps it creates get
+	// its matchLabels.
+	Selector *metav1.LabelSelector `json:"selector"`
+	// Data is each ConfigMap's data.
+	Data map[string]string `json:"data,omitempty"`
+}
+
+// ConfigMapSetStatus is what the controller observed.
+type ConfigMapSetStatus struct {
+	// ObservedGeneration is the generation the status describes.
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Replicas is how many ConfigMaps the set controlled when it was last
+	// reconciled.
+	Replicas int32 `json:"replicas"`
+}
+
+// ConfigMapSetList is a list of ConfigMapSets.
+//
+// +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
+type ConfigMapSetList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+
+	Items []ConfigMapSet `json:"items"`
+}

@@ -1,0 +1,80 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
+)
+
+// Shards split the keys of every controller among the processes that run
+// them: a process reconciles a key only while it holds the key's bucket.
+// runtime/manager implements them on Leases (--shards).
+type Shards interface {
+	// Begin reports whether key's bucket is held, and then keeps it held
+	// until end is called: a bucket is given up only once the reconciles
+	// begun in it have ended.
+	Begin(key cache.ObjectName) (end func(), ok bool)
+	// OnGain calls queue with each bucket this process gains, for the
+	// controller to queue the bucket's cached keys (those for which owns
+	// is true). cancel stops the calls.
+	OnGain(queue func(owns func(cache.ObjectName) bool)) (cancel func())
+}
+
+// Bucket is the bucket of key among n: a stable hash of "namespace/name",
+// so that every process agrees. An owned object's events queue its
+// owner's key, so children fall in their controlling owner's bucket.
+func Bucket(key cache.ObjectName, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(key.Namespace))
+	h.Write([]byte{'/'})
+	h.Write([]byte(key.Name))
+	return int(h.Sum32() % uint32(n))
+}
+
+type shardsKey struct{}
+
+// WithShards makes the controllers Run with ctx reconcile only the keys of
+// the buckets s holds.
+func WithShards(ctx context.Context, s Shards) context.Context {
+	return context.WithValue(ctx, shardsKey{}, s)
+}
+
+func shardsFrom(ctx context.Context) Shards {
+	s, _ := ctx.Value(shardsKey{}).(Shards)
+	return s
+}
+
+type traceKey struct{}
+
+// ReconcileTrace writes a line per reconcile, "<controller> <key> <start>
+// <end>" with Unix nanosecond times, for tests that check which process
+// reconciled what and when.
+type ReconcileTrace struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// NewReconcileTrace returns a trace that writes to w.
+func NewReconcileTrace(w io.Writer) *ReconcileTrace { return &ReconcileTrace{w: w} }
+
+func (t *ReconcileTrace) record(controller string, key cache.ObjectName, start, end time.Time) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	fmt.Fprintf(t.w, "%s %s %d %d\n", controller, key, start.UnixNano(), end.UnixNano())
+}
+
+// WithReconcileTrace makes the controllers Run with ctx record every
+// reconcile in t.
+func WithReconcileTrace(ctx context.Context, t *ReconcileTrace) context.Context {
+	return context.WithValue(ctx, traceKey{}, t)
+}
+
+func traceFrom(ctx context.Context) *ReconcileTrace {
+	t, _ := ctx.Value(traceKey{}).(*ReconcileTrace)
+	return t
+}
