@@ -172,8 +172,11 @@ func (s *shardSet) run(ctx context.Context) {
 	}
 }
 
-// watchLeases signals changed when a Lease of the group changes, so that a
-// released bucket is taken at once rather than at the next retry.
+// watchLeases signals changed when the group's Leases change in a way
+// that can change this replica's share: a member joins or leaves, or a
+// bucket is released or deleted. Renewals do not signal: every replica
+// renews every RetryPeriod, and ticking on them would make the replicas
+// tick on each other's ticks.
 func (s *shardSet) watchLeases(ctx context.Context, changed chan<- struct{}) {
 	sel := labels.SelectorFromSet(labels.Set{labelShardGroup: s.group}).String()
 	for ctx.Err() == nil {
@@ -190,13 +193,27 @@ func (s *shardSet) watchLeases(ctx context.Context, changed chan<- struct{}) {
 			if ev.Type == watch.Error {
 				break
 			}
-			select {
-			case changed <- struct{}{}:
-			default:
+			if l, ok := ev.Object.(*coordv1.Lease); ok && shareMayChange(ev.Type, l) {
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
 			}
 		}
 		w.Stop()
 	}
+}
+
+func shareMayChange(t watch.EventType, l *coordv1.Lease) bool {
+	switch t {
+	case watch.Added:
+		return l.Labels[labelShardRole] == roleMember
+	case watch.Deleted:
+		return true
+	case watch.Modified:
+		return l.Labels[labelShardRole] == roleBucket && ptr.Deref(l.Spec.HolderIdentity, "") == ""
+	}
+	return false
 }
 
 func (s *shardSet) tick(ctx context.Context, leases coordinationv1.LeaseInterface) error {
