@@ -142,7 +142,7 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 			if err != nil {
 				return cache.ListPage[*corev1.ConfigMap]{}, err
 			}
-			return cache.ListPage[*corev1.ConfigMap]{Items: cache.Pointers(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
+			return cache.ListPage[*corev1.ConfigMap]{Items: cache.PointersWithAlloc(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
 		},
 		WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return cms.Watch(ctx, o) },
 	}

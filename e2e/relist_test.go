@@ -45,7 +45,7 @@ func TestRelistAfterWatchCacheRestartReachesTheLatestState(t *testing.T) {
 			if err != nil {
 				return cache.ListPage[*corev1.Secret]{}, err
 			}
-			return cache.ListPage[*corev1.Secret]{Items: cache.Pointers(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
+			return cache.ListPage[*corev1.Secret]{Items: cache.PointersWithAlloc(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
 		},
 		WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return secrets.Watch(ctx, o) },
 	}

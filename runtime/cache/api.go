@@ -71,11 +71,28 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts metav1.ListOptions) (wat
 }
 
 // Pointers returns pointers to the elements of items, without copying them.
-// It turns a typed list's Items into what a ListPage carries.
+// Each pointer keeps the whole of items' array alive: not for a ListPage,
+// whose objects are cached one by one (see PointersWithAlloc).
 func Pointers[E any](items []E) []*E {
 	out := make([]*E, len(items))
 	for i := range items {
 		out[i] = &items[i]
+	}
+	return out
+}
+
+// PointersWithAlloc returns a copy of each element of items in an
+// allocation of its own, as client-go's meta.ExtractListWithAlloc does. It
+// turns a decoded list's Items into what a ListPage carries: an object that
+// stays cached then keeps only itself alive, not the list's array with the
+// old version of every object updated since. The copies are shallow: what
+// an element points to is shared with items.
+func PointersWithAlloc[E any](items []E) []*E {
+	out := make([]*E, len(items))
+	for i := range items {
+		p := new(E)
+		*p = items[i]
+		out[i] = p
 	}
 	return out
 }

@@ -114,7 +114,7 @@ func NewTypedMutatingWebhookConfigurationInformerWithOptions(client kubernetes.I
 				if err != nil {
 					return ctrlcache.ListPage[*admissionregistrationv1.MutatingWebhookConfiguration]{}, err
 				}
-				return ctrlcache.ListPage[*admissionregistrationv1.MutatingWebhookConfiguration]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*admissionregistrationv1.MutatingWebhookConfiguration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

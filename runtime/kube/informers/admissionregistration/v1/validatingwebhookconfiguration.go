@@ -114,7 +114,7 @@ func NewTypedValidatingWebhookConfigurationInformerWithOptions(client kubernetes
 				if err != nil {
 					return ctrlcache.ListPage[*admissionregistrationv1.ValidatingWebhookConfiguration]{}, err
 				}
-				return ctrlcache.ListPage[*admissionregistrationv1.ValidatingWebhookConfiguration]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*admissionregistrationv1.ValidatingWebhookConfiguration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -114,7 +114,7 @@ func NewTypedMutatingAdmissionPolicyBindingInformerWithOptions(client kubernetes
 				if err != nil {
 					return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{}, err
 				}
-				return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

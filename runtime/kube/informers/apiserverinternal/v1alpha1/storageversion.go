@@ -114,7 +114,7 @@ func NewTypedStorageVersionInformerWithOptions(client kubernetes.Interface, opti
 				if err != nil {
 					return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{}, err
 				}
-				return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1.DaemonSet]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1.DaemonSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.DaemonSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedStatefulSetInformerWithOptions(client kubernetes.Interface, namespa
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1beta1.StatefulSet]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1beta1.StatefulSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1beta1.StatefulSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

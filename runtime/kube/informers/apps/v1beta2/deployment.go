@@ -115,7 +115,7 @@ func NewTypedDeploymentInformerWithOptions(client kubernetes.Interface, namespac
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1beta2.Deployment]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1beta2.Deployment]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1beta2.Deployment]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

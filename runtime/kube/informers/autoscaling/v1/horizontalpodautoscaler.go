@@ -115,7 +115,7 @@ func NewTypedHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interf
 				if err != nil {
 					return ctrlcache.ListPage[*autoscalingv1.HorizontalPodAutoscaler]{}, err
 				}
-				return ctrlcache.ListPage[*autoscalingv1.HorizontalPodAutoscaler]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*autoscalingv1.HorizontalPodAutoscaler]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

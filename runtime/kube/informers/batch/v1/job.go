@@ -115,7 +115,7 @@ func NewTypedJobInformerWithOptions(client kubernetes.Interface, namespace strin
 				if err != nil {
 					return ctrlcache.ListPage[*batchv1.Job]{}, err
 				}
-				return ctrlcache.ListPage[*batchv1.Job]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*batchv1.Job]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedCronJobInformerWithOptions(client kubernetes.Interface, namespace s
 				if err != nil {
 					return ctrlcache.ListPage[*batchv1beta1.CronJob]{}, err
 				}
-				return ctrlcache.ListPage[*batchv1beta1.CronJob]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*batchv1beta1.CronJob]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

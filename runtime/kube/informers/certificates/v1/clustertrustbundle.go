@@ -114,7 +114,7 @@ func NewTypedClusterTrustBundleInformerWithOptions(client kubernetes.Interface, 
 				if err != nil {
 					return ctrlcache.ListPage[*certificatesv1.ClusterTrustBundle]{}, err
 				}
-				return ctrlcache.ListPage[*certificatesv1.ClusterTrustBundle]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*certificatesv1.ClusterTrustBundle]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

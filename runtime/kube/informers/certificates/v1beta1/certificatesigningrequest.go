@@ -114,7 +114,7 @@ func NewTypedCertificateSigningRequestInformerWithOptions(client kubernetes.Inte
 				if err != nil {
 					return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{}, err
 				}
-				return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedLeaseInformerWithOptions(client kubernetes.Interface, namespace str
 				if err != nil {
 					return ctrlcache.ListPage[*coordinationv1.Lease]{}, err
 				}
-				return ctrlcache.ListPage[*coordinationv1.Lease]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*coordinationv1.Lease]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

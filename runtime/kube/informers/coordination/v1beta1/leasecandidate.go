@@ -115,7 +115,7 @@ func NewTypedLeaseCandidateInformerWithOptions(client kubernetes.Interface, name
 				if err != nil {
 					return ctrlcache.ListPage[*coordinationv1beta1.LeaseCandidate]{}, err
 				}
-				return ctrlcache.ListPage[*coordinationv1beta1.LeaseCandidate]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*coordinationv1beta1.LeaseCandidate]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedLimitRangeInformerWithOptions(client kubernetes.Interface, namespac
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.LimitRange]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.LimitRange]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.LimitRange]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

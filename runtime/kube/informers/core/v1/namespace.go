@@ -114,7 +114,7 @@ func NewTypedNamespaceInformerWithOptions(client kubernetes.Interface, options i
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.Namespace]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.Namespace]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Namespace]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

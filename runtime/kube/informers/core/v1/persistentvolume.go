@@ -114,7 +114,7 @@ func NewTypedPersistentVolumeInformerWithOptions(client kubernetes.Interface, op
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.PersistentVolume]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.PersistentVolume]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.PersistentVolume]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

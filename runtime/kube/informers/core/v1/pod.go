@@ -115,7 +115,7 @@ func NewTypedPodInformerWithOptions(client kubernetes.Interface, namespace strin
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.Pod]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.Pod]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Pod]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedPodTemplateInformerWithOptions(client kubernetes.Interface, namespa
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.PodTemplate]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.PodTemplate]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.PodTemplate]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

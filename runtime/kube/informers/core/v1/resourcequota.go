@@ -115,7 +115,7 @@ func NewTypedResourceQuotaInformerWithOptions(client kubernetes.Interface, names
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.ResourceQuota]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.ResourceQuota]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ResourceQuota]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedEventInformerWithOptions(client kubernetes.Interface, namespace str
 				if err != nil {
 					return ctrlcache.ListPage[*eventsv1beta1.Event]{}, err
 				}
-				return ctrlcache.ListPage[*eventsv1beta1.Event]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*eventsv1beta1.Event]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

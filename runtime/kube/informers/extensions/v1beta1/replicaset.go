@@ -115,7 +115,7 @@ func NewTypedReplicaSetInformerWithOptions(client kubernetes.Interface, namespac
 				if err != nil {
 					return ctrlcache.ListPage[*extensionsv1beta1.ReplicaSet]{}, err
 				}
-				return ctrlcache.ListPage[*extensionsv1beta1.ReplicaSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*extensionsv1beta1.ReplicaSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

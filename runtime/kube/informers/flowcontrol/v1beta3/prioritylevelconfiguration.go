@@ -114,7 +114,7 @@ func NewTypedPriorityLevelConfigurationInformerWithOptions(client kubernetes.Int
 				if err != nil {
 					return ctrlcache.ListPage[*flowcontrolv1beta3.PriorityLevelConfiguration]{}, err
 				}
-				return ctrlcache.ListPage[*flowcontrolv1beta3.PriorityLevelConfiguration]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*flowcontrolv1beta3.PriorityLevelConfiguration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

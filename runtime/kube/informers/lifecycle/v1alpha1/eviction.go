@@ -115,7 +115,7 @@ func NewTypedEvictionInformerWithOptions(client kubernetes.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*lifecyclev1alpha1.Eviction]{}, err
 				}
-				return ctrlcache.ListPage[*lifecyclev1alpha1.Eviction]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*lifecyclev1alpha1.Eviction]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedEvictionRequestInformerWithOptions(client kubernetes.Interface, nam
 				if err != nil {
 					return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{}, err
 				}
-				return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

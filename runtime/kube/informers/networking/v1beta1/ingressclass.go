@@ -114,7 +114,7 @@ func NewTypedIngressClassInformerWithOptions(client kubernetes.Interface, option
 				if err != nil {
 					return ctrlcache.ListPage[*networkingv1beta1.IngressClass]{}, err
 				}
-				return ctrlcache.ListPage[*networkingv1beta1.IngressClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*networkingv1beta1.IngressClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

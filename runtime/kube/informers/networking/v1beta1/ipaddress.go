@@ -114,7 +114,7 @@ func NewTypedIPAddressInformerWithOptions(client kubernetes.Interface, options i
 				if err != nil {
 					return ctrlcache.ListPage[*networkingv1beta1.IPAddress]{}, err
 				}
-				return ctrlcache.ListPage[*networkingv1beta1.IPAddress]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*networkingv1beta1.IPAddress]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedPodDisruptionBudgetInformerWithOptions(client kubernetes.Interface,
 				if err != nil {
 					return ctrlcache.ListPage[*policyv1.PodDisruptionBudget]{}, err
 				}
-				return ctrlcache.ListPage[*policyv1.PodDisruptionBudget]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*policyv1.PodDisruptionBudget]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -114,7 +114,7 @@ func NewTypedClusterRoleInformerWithOptions(client kubernetes.Interface, options
 				if err != nil {
 					return ctrlcache.ListPage[*rbacv1.ClusterRole]{}, err
 				}
-				return ctrlcache.ListPage[*rbacv1.ClusterRole]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*rbacv1.ClusterRole]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

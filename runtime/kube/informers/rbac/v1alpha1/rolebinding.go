@@ -115,7 +115,7 @@ func NewTypedRoleBindingInformerWithOptions(client kubernetes.Interface, namespa
 				if err != nil {
 					return ctrlcache.ListPage[*rbacv1alpha1.RoleBinding]{}, err
 				}
-				return ctrlcache.ListPage[*rbacv1alpha1.RoleBinding]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*rbacv1alpha1.RoleBinding]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedRoleInformerWithOptions(client kubernetes.Interface, namespace stri
 				if err != nil {
 					return ctrlcache.ListPage[*rbacv1beta1.Role]{}, err
 				}
-				return ctrlcache.ListPage[*rbacv1beta1.Role]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*rbacv1beta1.Role]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

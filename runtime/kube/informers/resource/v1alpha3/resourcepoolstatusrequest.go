@@ -114,7 +114,7 @@ func NewTypedResourcePoolStatusRequestInformerWithOptions(client kubernetes.Inte
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -114,7 +114,7 @@ func NewTypedDeviceClassInformerWithOptions(client kubernetes.Interface, options
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1beta1.DeviceClass]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1beta1.DeviceClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1beta1.DeviceClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

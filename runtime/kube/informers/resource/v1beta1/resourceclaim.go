@@ -115,7 +115,7 @@ func NewTypedResourceClaimInformerWithOptions(client kubernetes.Interface, names
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1beta1.ResourceClaim]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1beta1.ResourceClaim]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1beta1.ResourceClaim]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedResourceClaimTemplateInformerWithOptions(client kubernetes.Interfac
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1beta1.ResourceClaimTemplate]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1beta1.ResourceClaimTemplate]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1beta1.ResourceClaimTemplate]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -114,7 +114,7 @@ func NewTypedResourceSliceInformerWithOptions(client kubernetes.Interface, optio
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1beta1.ResourceSlice]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1beta1.ResourceSlice]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1beta1.ResourceSlice]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -114,7 +114,7 @@ func NewTypedDeviceTaintRuleInformerWithOptions(client kubernetes.Interface, opt
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1beta2.DeviceTaintRule]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1beta2.DeviceTaintRule]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1beta2.DeviceTaintRule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -114,7 +114,7 @@ func NewTypedPriorityClassInformerWithOptions(client kubernetes.Interface, optio
 				if err != nil {
 					return ctrlcache.ListPage[*schedulingv1.PriorityClass]{}, err
 				}
-				return ctrlcache.ListPage[*schedulingv1.PriorityClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*schedulingv1.PriorityClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedPodGroupInformerWithOptions(client kubernetes.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*schedulingv1beta1.PodGroup]{}, err
 				}
-				return ctrlcache.ListPage[*schedulingv1beta1.PodGroup]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*schedulingv1beta1.PodGroup]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedWorkloadInformerWithOptions(client kubernetes.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*schedulingv1beta1.Workload]{}, err
 				}
-				return ctrlcache.ListPage[*schedulingv1beta1.Workload]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*schedulingv1beta1.Workload]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -114,7 +114,7 @@ func NewTypedCSINodeInformerWithOptions(client kubernetes.Interface, options int
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1.CSINode]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1.CSINode]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1.CSINode]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedCSIStorageCapacityInformerWithOptions(client kubernetes.Interface, 
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1beta1.CSIStorageCapacity]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1beta1.CSIStorageCapacity]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1beta1.CSIStorageCapacity]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -114,7 +114,7 @@ func NewTypedStorageClassInformerWithOptions(client kubernetes.Interface, option
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1beta1.StorageClass]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1beta1.StorageClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1beta1.StorageClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -114,7 +114,7 @@ func NewTypedVolumeAttachmentInformerWithOptions(client kubernetes.Interface, op
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1beta1.VolumeAttachment]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1beta1.VolumeAttachment]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1beta1.VolumeAttachment]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

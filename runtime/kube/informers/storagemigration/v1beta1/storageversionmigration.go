@@ -114,7 +114,7 @@ func NewTypedStorageVersionMigrationInformerWithOptions(client kubernetes.Interf
 				if err != nil {
 					return ctrlcache.ListPage[*storagemigrationv1beta1.StorageVersionMigration]{}, err
 				}
-				return ctrlcache.ListPage[*storagemigrationv1beta1.StorageVersionMigration]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagemigrationv1beta1.StorageVersionMigration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedFooInformerWithOptions(client versioned.Interface, namespace string
 				if err != nil {
 					return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{}, err
 				}
-				return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

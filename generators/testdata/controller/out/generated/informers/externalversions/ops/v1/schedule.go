@@ -114,7 +114,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, options int
 				if err != nil {
 					return ctrlcache.ListPage[*opsv1.Schedule]{}, err
 				}
-				return ctrlcache.ListPage[*opsv1.Schedule]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*opsv1.Schedule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

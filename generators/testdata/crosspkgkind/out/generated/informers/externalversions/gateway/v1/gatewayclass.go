@@ -114,7 +114,7 @@ func NewTypedGatewayClassInformerWithOptions(client versioned.Interface, options
 				if err != nil {
 					return ctrlcache.ListPage[*gatewayv1.GatewayClass]{}, err
 				}
-				return ctrlcache.ListPage[*gatewayv1.GatewayClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*gatewayv1.GatewayClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

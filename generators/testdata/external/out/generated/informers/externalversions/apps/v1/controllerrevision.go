@@ -115,7 +115,7 @@ func NewTypedControllerRevisionInformerWithOptions(client versioned.Interface, n
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1.ControllerRevision]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1.ControllerRevision]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.ControllerRevision]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

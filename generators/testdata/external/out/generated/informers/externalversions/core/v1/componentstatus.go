@@ -114,7 +114,7 @@ func NewTypedComponentStatusInformerWithOptions(client versioned.Interface, opti
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.ComponentStatus]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.ComponentStatus]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ComponentStatus]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.Endpoints]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.Endpoints]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Endpoints]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

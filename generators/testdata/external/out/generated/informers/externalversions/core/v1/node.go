@@ -114,7 +114,7 @@ func NewTypedNodeInformerWithOptions(client versioned.Interface, options interna
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.Node]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.Node]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Node]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -115,7 +115,7 @@ func NewTypedServiceAccountInformerWithOptions(client versioned.Interface, names
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.ServiceAccount]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.ServiceAccount]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ServiceAccount]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

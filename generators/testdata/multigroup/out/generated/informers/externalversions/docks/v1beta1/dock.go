@@ -115,7 +115,7 @@ func NewTypedDockInformerWithOptions(client versioned.Interface, namespace strin
 				if err != nil {
 					return ctrlcache.ListPage[*docksv1beta1.Dock]{}, err
 				}
-				return ctrlcache.ListPage[*docksv1beta1.Dock]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*docksv1beta1.Dock]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

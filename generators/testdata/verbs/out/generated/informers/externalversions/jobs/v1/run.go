@@ -115,7 +115,7 @@ func NewTypedRunInformerWithOptions(client versioned.Interface, namespace string
 				if err != nil {
 					return ctrlcache.ListPage[*jobsv1.Run]{}, err
 				}
-				return ctrlcache.ListPage[*jobsv1.Run]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*jobsv1.Run]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

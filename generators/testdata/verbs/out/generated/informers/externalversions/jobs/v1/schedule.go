@@ -115,7 +115,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, namespace s
 				if err != nil {
 					return ctrlcache.ListPage[*jobsv1.Schedule]{}, err
 				}
-				return ctrlcache.ListPage[*jobsv1.Schedule]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*jobsv1.Schedule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

@@ -120,7 +120,7 @@ func NewTypedTenantInformerWithOptions(client versioned.Interface, options inter
 				if err != nil {
 					return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{}, err
 				}
-				return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

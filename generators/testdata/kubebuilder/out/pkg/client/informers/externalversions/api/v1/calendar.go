@@ -114,7 +114,7 @@ func NewTypedCalendarInformerWithOptions(client versioned.Interface, options int
 				if err != nil {
 					return ctrlcache.ListPage[*batchv1.Calendar]{}, err
 				}
-				return ctrlcache.ListPage[*batchv1.Calendar]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*batchv1.Calendar]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {

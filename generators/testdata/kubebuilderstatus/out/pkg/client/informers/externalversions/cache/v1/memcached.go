@@ -115,7 +115,7 @@ func NewTypedMemcachedInformerWithOptions(client versioned.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*cachev1.Memcached]{}, err
 				}
-				return ctrlcache.ListPage[*cachev1.Memcached]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*cachev1.Memcached]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
