@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	clientcache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 )
 
 // Object is what an informer caches: a pointer to an API type such as
@@ -60,6 +61,25 @@ type ListerWatcher[T Object] interface {
 type ListWatch[T Object] struct {
 	ListFunc  func(ctx context.Context, opts metav1.ListOptions) (ListPage[T], error)
 	WatchFunc func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	// WatchListSemanticsUnsupported says that WatchFunc's client cannot
+	// stream an initial list (sendInitialEvents), as client-go's fake
+	// clientsets cannot: a Reflector then always lists.
+	WatchListSemanticsUnsupported bool
+}
+
+// IsWatchListSemanticsUnSupported is what client-go's
+// watchlist.DoesClientNotSupportWatchListSemantics asks.
+func (lw *ListWatch[T]) IsWatchListSemanticsUnSupported() bool {
+	return lw.WatchListSemanticsUnsupported
+}
+
+// ToListWatcherWithWatchListSemantics sets lw to say whether client
+// cannot stream initial lists, as client-go's function of the same name:
+// client says so with an IsWatchListSemanticsUnSupported method returning
+// true. It returns lw.
+func ToListWatcherWithWatchListSemantics[T Object](lw *ListWatch[T], client any) *ListWatch[T] {
+	lw.WatchListSemanticsUnsupported = watchlist.DoesClientNotSupportWatchListSemantics(client)
+	return lw
 }
 
 func (lw *ListWatch[T]) List(ctx context.Context, opts metav1.ListOptions) (ListPage[T], error) {

@@ -6,13 +6,17 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 	"weak"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	apiruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/cache"
 
 	informerscorev1 "github.com/ctrlgen/ctrlgen/runtime/kube/informers/core/v1"
@@ -70,7 +74,7 @@ func TestInformerDoesNotRetainListArray(t *testing.T) {
 	var client kubernetes.Interface = listOnce{fake.NewClientset(), take}
 	informer := informerscorev1.NewConfigMapInformer(client, metav1.NamespaceAll, 0, cache.Indexers{})
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	go informer.RunWithContext(ctx)
 	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
@@ -90,4 +94,44 @@ func TestInformerDoesNotRetainListArray(t *testing.T) {
 		t.Fatal("the list's array is still alive while the informer caches its objects")
 	}
 	runtime.KeepAlive(informer)
+}
+
+// The fake clientset cannot stream initial lists and says so
+// (IsWatchListSemanticsUnSupported); the generated informer passes that
+// on, so that its Reflector lists and never asks for initial events.
+func TestInformerOnFakeClientsetNeverStreams(t *testing.T) {
+	client := fake.NewClientset(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "a"}})
+	var mu sync.Mutex
+	var watches []metav1.ListOptions
+	lists := 0
+	client.PrependReactor("list", "configmaps", func(clienttesting.Action) (bool, apiruntime.Object, error) {
+		mu.Lock()
+		lists++
+		mu.Unlock()
+		return false, nil, nil
+	})
+	client.PrependWatchReactor("configmaps", func(action clienttesting.Action) (bool, watch.Interface, error) {
+		mu.Lock()
+		watches = append(watches, action.(clienttesting.WatchActionImpl).ListOptions)
+		mu.Unlock()
+		w, err := client.Tracker().Watch(action.GetResource(), action.GetNamespace())
+		return true, w, err
+	})
+	informer := informerscorev1.NewConfigMapInformer(client, metav1.NamespaceAll, 0, cache.Indexers{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	go informer.RunWithContext(ctx)
+	if !cache.WaitForCacheSync(ctx.Done(), informer.HasSynced) {
+		t.Fatal("informer did not sync")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if lists != 1 {
+		t.Fatalf("%d lists, want 1", lists)
+	}
+	for _, w := range watches {
+		if w.SendInitialEvents != nil || w.ResourceVersionMatch != "" {
+			t.Fatalf("watch %+v asks for initial events", w)
+		}
+	}
 }

@@ -105,7 +105,7 @@ func NewTypedValidatingAdmissionPolicyBindingInformerWithOptions(client kubernet
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingadmissionpolicybindings"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1.ValidatingAdmissionPolicyBinding](
-		&ctrlcache.ListWatch[*admissionregistrationv1.ValidatingAdmissionPolicyBinding]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1.ValidatingAdmissionPolicyBinding]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1.ValidatingAdmissionPolicyBinding], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedValidatingAdmissionPolicyBindingInformerWithOptions(client kubernet
 				}
 				return client.AdmissionregistrationV1().ValidatingAdmissionPolicyBindings().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedMutatingAdmissionPolicyBindingInformerWithOptions(client kubernetes
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "mutatingadmissionpolicybindings"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding](
-		&ctrlcache.ListWatch[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedMutatingAdmissionPolicyBindingInformerWithOptions(client kubernetes
 				}
 				return client.AdmissionregistrationV1beta1().MutatingAdmissionPolicyBindings().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedControllerRevisionInformerWithOptions(client kubernetes.Interface, 
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1beta1", Resource: "controllerrevisions"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1beta1.ControllerRevision](
-		&ctrlcache.ListWatch[*appsv1beta1.ControllerRevision]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1beta1.ControllerRevision]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1beta1.ControllerRevision], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedControllerRevisionInformerWithOptions(client kubernetes.Interface, 
 				}
 				return client.AppsV1beta1().ControllerRevisions(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

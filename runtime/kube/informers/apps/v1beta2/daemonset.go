@@ -106,7 +106,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "daemonsets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1beta2.DaemonSet](
-		&ctrlcache.ListWatch[*appsv1beta2.DaemonSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1beta2.DaemonSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1beta2.DaemonSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 				}
 				return client.AppsV1beta2().DaemonSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

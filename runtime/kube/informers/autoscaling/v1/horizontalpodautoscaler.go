@@ -106,7 +106,7 @@ func NewTypedHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interf
 	gvr := schema.GroupVersionResource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*autoscalingv1.HorizontalPodAutoscaler](
-		&ctrlcache.ListWatch[*autoscalingv1.HorizontalPodAutoscaler]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*autoscalingv1.HorizontalPodAutoscaler]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*autoscalingv1.HorizontalPodAutoscaler], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interf
 				}
 				return client.AutoscalingV1().HorizontalPodAutoscalers(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interf
 	gvr := schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*autoscalingv2.HorizontalPodAutoscaler](
-		&ctrlcache.ListWatch[*autoscalingv2.HorizontalPodAutoscaler]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*autoscalingv2.HorizontalPodAutoscaler]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interf
 				}
 				return client.AutoscalingV2().HorizontalPodAutoscalers(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedJobInformerWithOptions(client kubernetes.Interface, namespace strin
 	gvr := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.Job](
-		&ctrlcache.ListWatch[*batchv1.Job]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*batchv1.Job]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.Job], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedJobInformerWithOptions(client kubernetes.Interface, namespace strin
 				}
 				return client.BatchV1().Jobs(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedClusterTrustBundleInformerWithOptions(client kubernetes.Interface, 
 	gvr := schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "clustertrustbundles"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*certificatesv1.ClusterTrustBundle](
-		&ctrlcache.ListWatch[*certificatesv1.ClusterTrustBundle]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*certificatesv1.ClusterTrustBundle]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1.ClusterTrustBundle], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedClusterTrustBundleInformerWithOptions(client kubernetes.Interface, 
 				}
 				return client.CertificatesV1().ClusterTrustBundles().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedCertificateSigningRequestInformerWithOptions(client kubernetes.Inte
 	gvr := schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "certificatesigningrequests"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*certificatesv1beta1.CertificateSigningRequest](
-		&ctrlcache.ListWatch[*certificatesv1beta1.CertificateSigningRequest]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*certificatesv1beta1.CertificateSigningRequest]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedCertificateSigningRequestInformerWithOptions(client kubernetes.Inte
 				}
 				return client.CertificatesV1beta1().CertificateSigningRequests().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

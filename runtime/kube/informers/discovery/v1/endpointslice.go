@@ -106,7 +106,7 @@ func NewTypedEndpointSliceInformerWithOptions(client kubernetes.Interface, names
 	gvr := schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*discoveryv1.EndpointSlice](
-		&ctrlcache.ListWatch[*discoveryv1.EndpointSlice]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*discoveryv1.EndpointSlice]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*discoveryv1.EndpointSlice], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedEndpointSliceInformerWithOptions(client kubernetes.Interface, names
 				}
 				return client.DiscoveryV1().EndpointSlices(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 	gvr := schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "daemonsets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*extensionsv1beta1.DaemonSet](
-		&ctrlcache.ListWatch[*extensionsv1beta1.DaemonSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*extensionsv1beta1.DaemonSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*extensionsv1beta1.DaemonSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 				}
 				return client.ExtensionsV1beta1().DaemonSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedPriorityLevelConfigurationInformerWithOptions(client kubernetes.Int
 	gvr := schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta1", Resource: "prioritylevelconfigurations"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*flowcontrolv1beta1.PriorityLevelConfiguration](
-		&ctrlcache.ListWatch[*flowcontrolv1beta1.PriorityLevelConfiguration]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*flowcontrolv1beta1.PriorityLevelConfiguration]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*flowcontrolv1beta1.PriorityLevelConfiguration], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedPriorityLevelConfigurationInformerWithOptions(client kubernetes.Int
 				}
 				return client.FlowcontrolV1beta1().PriorityLevelConfigurations().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

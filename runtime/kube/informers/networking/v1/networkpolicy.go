@@ -106,7 +106,7 @@ func NewTypedNetworkPolicyInformerWithOptions(client kubernetes.Interface, names
 	gvr := schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*networkingv1.NetworkPolicy](
-		&ctrlcache.ListWatch[*networkingv1.NetworkPolicy]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*networkingv1.NetworkPolicy]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1.NetworkPolicy], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedNetworkPolicyInformerWithOptions(client kubernetes.Interface, names
 				}
 				return client.NetworkingV1().NetworkPolicies(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedRuntimeClassInformerWithOptions(client kubernetes.Interface, option
 	gvr := schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*nodev1.RuntimeClass](
-		&ctrlcache.ListWatch[*nodev1.RuntimeClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*nodev1.RuntimeClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*nodev1.RuntimeClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedRuntimeClassInformerWithOptions(client kubernetes.Interface, option
 				}
 				return client.NodeV1().RuntimeClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedRuntimeClassInformerWithOptions(client kubernetes.Interface, option
 	gvr := schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1alpha1", Resource: "runtimeclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*nodev1alpha1.RuntimeClass](
-		&ctrlcache.ListWatch[*nodev1alpha1.RuntimeClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*nodev1alpha1.RuntimeClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*nodev1alpha1.RuntimeClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedRuntimeClassInformerWithOptions(client kubernetes.Interface, option
 				}
 				return client.NodeV1alpha1().RuntimeClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

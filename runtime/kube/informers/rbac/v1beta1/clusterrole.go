@@ -105,7 +105,7 @@ func NewTypedClusterRoleInformerWithOptions(client kubernetes.Interface, options
 	gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "clusterroles"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*rbacv1beta1.ClusterRole](
-		&ctrlcache.ListWatch[*rbacv1beta1.ClusterRole]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*rbacv1beta1.ClusterRole]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*rbacv1beta1.ClusterRole], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedClusterRoleInformerWithOptions(client kubernetes.Interface, options
 				}
 				return client.RbacV1beta1().ClusterRoles().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

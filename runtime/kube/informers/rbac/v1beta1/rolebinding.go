@@ -106,7 +106,7 @@ func NewTypedRoleBindingInformerWithOptions(client kubernetes.Interface, namespa
 	gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "rolebindings"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*rbacv1beta1.RoleBinding](
-		&ctrlcache.ListWatch[*rbacv1beta1.RoleBinding]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*rbacv1beta1.RoleBinding]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*rbacv1beta1.RoleBinding], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedRoleBindingInformerWithOptions(client kubernetes.Interface, namespa
 				}
 				return client.RbacV1beta1().RoleBindings(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

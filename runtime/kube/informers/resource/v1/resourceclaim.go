@@ -106,7 +106,7 @@ func NewTypedResourceClaimInformerWithOptions(client kubernetes.Interface, names
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaims"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1.ResourceClaim](
-		&ctrlcache.ListWatch[*resourcev1.ResourceClaim]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1.ResourceClaim]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1.ResourceClaim], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedResourceClaimInformerWithOptions(client kubernetes.Interface, names
 				}
 				return client.ResourceV1().ResourceClaims(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

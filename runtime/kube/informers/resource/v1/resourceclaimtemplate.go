@@ -106,7 +106,7 @@ func NewTypedResourceClaimTemplateInformerWithOptions(client kubernetes.Interfac
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1.ResourceClaimTemplate](
-		&ctrlcache.ListWatch[*resourcev1.ResourceClaimTemplate]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1.ResourceClaimTemplate]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1.ResourceClaimTemplate], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedResourceClaimTemplateInformerWithOptions(client kubernetes.Interfac
 				}
 				return client.ResourceV1().ResourceClaimTemplates(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

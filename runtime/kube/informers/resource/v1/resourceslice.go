@@ -105,7 +105,7 @@ func NewTypedResourceSliceInformerWithOptions(client kubernetes.Interface, optio
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceslices"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1.ResourceSlice](
-		&ctrlcache.ListWatch[*resourcev1.ResourceSlice]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1.ResourceSlice]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1.ResourceSlice], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedResourceSliceInformerWithOptions(client kubernetes.Interface, optio
 				}
 				return client.ResourceV1().ResourceSlices().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedResourcePoolStatusRequestInformerWithOptions(client kubernetes.Inte
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1alpha3", Resource: "resourcepoolstatusrequests"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1alpha3.ResourcePoolStatusRequest](
-		&ctrlcache.ListWatch[*resourcev1alpha3.ResourcePoolStatusRequest]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1alpha3.ResourcePoolStatusRequest]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedResourcePoolStatusRequestInformerWithOptions(client kubernetes.Inte
 				}
 				return client.ResourceV1alpha3().ResourcePoolStatusRequests().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

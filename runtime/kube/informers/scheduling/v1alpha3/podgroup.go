@@ -106,7 +106,7 @@ func NewTypedPodGroupInformerWithOptions(client kubernetes.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "podgroups"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*schedulingv1alpha3.PodGroup](
-		&ctrlcache.ListWatch[*schedulingv1alpha3.PodGroup]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*schedulingv1alpha3.PodGroup]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*schedulingv1alpha3.PodGroup], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedPodGroupInformerWithOptions(client kubernetes.Interface, namespace 
 				}
 				return client.SchedulingV1alpha3().PodGroups(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

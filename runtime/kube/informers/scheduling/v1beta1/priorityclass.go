@@ -105,7 +105,7 @@ func NewTypedPriorityClassInformerWithOptions(client kubernetes.Interface, optio
 	gvr := schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "priorityclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*schedulingv1beta1.PriorityClass](
-		&ctrlcache.ListWatch[*schedulingv1beta1.PriorityClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*schedulingv1beta1.PriorityClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*schedulingv1beta1.PriorityClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedPriorityClassInformerWithOptions(client kubernetes.Interface, optio
 				}
 				return client.SchedulingV1beta1().PriorityClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

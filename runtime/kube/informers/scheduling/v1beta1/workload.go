@@ -106,7 +106,7 @@ func NewTypedWorkloadInformerWithOptions(client kubernetes.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1beta1", Resource: "workloads"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*schedulingv1beta1.Workload](
-		&ctrlcache.ListWatch[*schedulingv1beta1.Workload]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*schedulingv1beta1.Workload]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*schedulingv1beta1.Workload], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedWorkloadInformerWithOptions(client kubernetes.Interface, namespace 
 				}
 				return client.SchedulingV1beta1().Workloads(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedCSINodeInformerWithOptions(client kubernetes.Interface, options int
 	gvr := schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csinodes"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagev1beta1.CSINode](
-		&ctrlcache.ListWatch[*storagev1beta1.CSINode]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagev1beta1.CSINode]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagev1beta1.CSINode], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedCSINodeInformerWithOptions(client kubernetes.Interface, options int
 				}
 				return client.StorageV1beta1().CSINodes().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

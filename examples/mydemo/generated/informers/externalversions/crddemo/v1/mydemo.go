@@ -106,7 +106,7 @@ func NewTypedMydemoInformerWithOptions(client versioned.Interface, namespace str
 	gvr := schema.GroupVersionResource{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*crddemov1.Mydemo](
-		&ctrlcache.ListWatch[*crddemov1.Mydemo]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*crddemov1.Mydemo]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*crddemov1.Mydemo], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedMydemoInformerWithOptions(client versioned.Interface, namespace str
 				}
 				return client.CrddemoV1().Mydemos(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,
