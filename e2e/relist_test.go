@@ -77,7 +77,9 @@ func TestRelistAfterWatchCacheRestartReachesTheLatestState(t *testing.T) {
 			}
 			return cache.ListPage[*corev1.Secret]{Items: cache.PointersWithAlloc(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
 		},
-		WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return streamingSecrets.Watch(ctx, o) },
+		WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return streamingSecrets.Watch(ctx, o)
+		},
 	}, cache.SharedIndexInformerOptions{Reflector: cache.ReflectorOptions{Backoff: backoff}})
 	go streaming.RunWithContext(ctx)
 

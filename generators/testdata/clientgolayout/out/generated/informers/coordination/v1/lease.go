@@ -106,7 +106,7 @@ func NewTypedLeaseInformerWithOptions(client kubernetes.Interface, namespace str
 	gvr := schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*coordinationv1.Lease](
-		&ctrlcache.ListWatch[*coordinationv1.Lease]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*coordinationv1.Lease]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*coordinationv1.Lease], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedLeaseInformerWithOptions(client kubernetes.Interface, namespace str
 				}
 				return client.CoordinationV1().Leases(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedRestoreInformerWithOptions(client versioned.Interface, namespace st
 	gvr := schema.GroupVersionResource{Group: "ops.example.com", Version: "v1", Resource: "restores"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*opsv1.Restore](
-		&ctrlcache.ListWatch[*opsv1.Restore]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*opsv1.Restore]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*opsv1.Restore], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedRestoreInformerWithOptions(client versioned.Interface, namespace st
 				}
 				return client.OpsV1().Restores(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, options int
 	gvr := schema.GroupVersionResource{Group: "ops.example.com", Version: "v1", Resource: "schedules"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*opsv1.Schedule](
-		&ctrlcache.ListWatch[*opsv1.Schedule]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*opsv1.Schedule]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*opsv1.Schedule], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, options int
 				}
 				return client.OpsV1().Schedules().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedGatewayClassInformerWithOptions(client versioned.Interface, options
 	gvr := schema.GroupVersionResource{Group: "gateway.example.com", Version: "v1", Resource: "gatewayclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*gatewayv1.GatewayClass](
-		&ctrlcache.ListWatch[*gatewayv1.GatewayClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*gatewayv1.GatewayClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*gatewayv1.GatewayClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedGatewayClassInformerWithOptions(client versioned.Interface, options
 				}
 				return client.GatewayV1().GatewayClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

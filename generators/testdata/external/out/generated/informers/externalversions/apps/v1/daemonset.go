@@ -106,7 +106,7 @@ func NewTypedDaemonSetInformerWithOptions(client versioned.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.DaemonSet](
-		&ctrlcache.ListWatch[*appsv1.DaemonSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1.DaemonSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.DaemonSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedDaemonSetInformerWithOptions(client versioned.Interface, namespace 
 				}
 				return client.AppsV1().DaemonSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

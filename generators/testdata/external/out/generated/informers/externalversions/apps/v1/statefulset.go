@@ -106,7 +106,7 @@ func NewTypedStatefulSetInformerWithOptions(client versioned.Interface, namespac
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.StatefulSet](
-		&ctrlcache.ListWatch[*appsv1.StatefulSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1.StatefulSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.StatefulSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedStatefulSetInformerWithOptions(client versioned.Interface, namespac
 				}
 				return client.AppsV1().StatefulSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "endpoints"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Endpoints](
-		&ctrlcache.ListWatch[*corev1.Endpoints]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.Endpoints]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Endpoints], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace 
 				}
 				return client.CoreV1().Endpoints(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedNodeInformerWithOptions(client versioned.Interface, options interna
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "nodes"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Node](
-		&ctrlcache.ListWatch[*corev1.Node]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.Node]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Node], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -122,7 +122,7 @@ func NewTypedNodeInformerWithOptions(client versioned.Interface, options interna
 				}
 				return client.CoreV1().Nodes().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

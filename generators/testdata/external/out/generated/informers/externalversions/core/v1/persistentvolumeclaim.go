@@ -106,7 +106,7 @@ func NewTypedPersistentVolumeClaimInformerWithOptions(client versioned.Interface
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumeclaims"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.PersistentVolumeClaim](
-		&ctrlcache.ListWatch[*corev1.PersistentVolumeClaim]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.PersistentVolumeClaim]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.PersistentVolumeClaim], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedPersistentVolumeClaimInformerWithOptions(client versioned.Interface
 				}
 				return client.CoreV1().PersistentVolumeClaims(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

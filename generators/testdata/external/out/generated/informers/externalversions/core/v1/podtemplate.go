@@ -106,7 +106,7 @@ func NewTypedPodTemplateInformerWithOptions(client versioned.Interface, namespac
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "podtemplates"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.PodTemplate](
-		&ctrlcache.ListWatch[*corev1.PodTemplate]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.PodTemplate]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.PodTemplate], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedPodTemplateInformerWithOptions(client versioned.Interface, namespac
 				}
 				return client.CoreV1().PodTemplates(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

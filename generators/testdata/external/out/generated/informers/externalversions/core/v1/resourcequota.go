@@ -106,7 +106,7 @@ func NewTypedResourceQuotaInformerWithOptions(client versioned.Interface, namesp
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "resourcequotas"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ResourceQuota](
-		&ctrlcache.ListWatch[*corev1.ResourceQuota]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.ResourceQuota]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ResourceQuota], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedResourceQuotaInformerWithOptions(client versioned.Interface, namesp
 				}
 				return client.CoreV1().ResourceQuotas(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedPoolInformerWithOptions(client versioned.Interface, namespace strin
 	gvr := schema.GroupVersionResource{Group: "fleet.example.com", Version: "v1", Resource: "pools"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*fleetv1.Pool](
-		&ctrlcache.ListWatch[*fleetv1.Pool]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*fleetv1.Pool]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*fleetv1.Pool], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedPoolInformerWithOptions(client versioned.Interface, namespace strin
 				}
 				return client.FleetV1().Pools(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

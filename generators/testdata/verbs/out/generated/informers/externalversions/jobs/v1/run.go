@@ -106,7 +106,7 @@ func NewTypedRunInformerWithOptions(client versioned.Interface, namespace string
 	gvr := schema.GroupVersionResource{Group: "jobs.example.com", Version: "v1", Resource: "runs"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*jobsv1.Run](
-		&ctrlcache.ListWatch[*jobsv1.Run]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*jobsv1.Run]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*jobsv1.Run], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedRunInformerWithOptions(client versioned.Interface, namespace string
 				}
 				return client.JobsV1().Runs(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, namespace s
 	gvr := schema.GroupVersionResource{Group: "jobs.example.com", Version: "v1", Resource: "schedules"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*jobsv1.Schedule](
-		&ctrlcache.ListWatch[*jobsv1.Schedule]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*jobsv1.Schedule]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*jobsv1.Schedule], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, namespace s
 				}
 				return client.JobsV1().Schedules(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

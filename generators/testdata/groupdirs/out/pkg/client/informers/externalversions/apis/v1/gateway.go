@@ -106,7 +106,7 @@ func NewTypedGatewayInformerWithOptions(client versioned.Interface, namespace st
 	gvr := schema.GroupVersionResource{Group: "gateway.networking.k8s.io", Version: "v1", Resource: "gateways"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*gatewayv1.Gateway](
-		&ctrlcache.ListWatch[*gatewayv1.Gateway]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*gatewayv1.Gateway]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*gatewayv1.Gateway], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedGatewayInformerWithOptions(client versioned.Interface, namespace st
 				}
 				return client.GatewayV1().Gateways(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedCronJobInformerWithOptions(client versioned.Interface, namespace st
 	gvr := schema.GroupVersionResource{Group: "batch.tutorial.kubebuilder.io", Version: "v1", Resource: "cronjobs"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.CronJob](
-		&ctrlcache.ListWatch[*batchv1.CronJob]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*batchv1.CronJob]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.CronJob], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedCronJobInformerWithOptions(client versioned.Interface, namespace st
 				}
 				return client.BatchV1().CronJobs(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,
