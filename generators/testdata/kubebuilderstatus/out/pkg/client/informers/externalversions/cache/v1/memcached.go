@@ -106,7 +106,7 @@ func NewTypedMemcachedInformerWithOptions(client versioned.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "cache.example.com", Version: "v1", Resource: "memcacheds"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*cachev1.Memcached](
-		&ctrlcache.ListWatch[*cachev1.Memcached]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*cachev1.Memcached]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*cachev1.Memcached], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -123,7 +123,7 @@ func NewTypedMemcachedInformerWithOptions(client versioned.Interface, namespace 
 				}
 				return client.CacheV1().Memcacheds(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,
