@@ -10,6 +10,12 @@
 // consistent and exact reads and continue pages, from the change log, until
 // a compaction. The watch cache's history can be cut short of etcd's
 // (TrimWatchCache), or the watch cache turned off (DisableWatchCache).
+//
+// Watches serve streamed lists (sendInitialEvents, see Watch) as the
+// apiserver does, so that a Reflector takes its WatchList path; the server
+// can refuse them (SetWatchListDisabled), or its ListerWatcher say that it
+// cannot ask for them (SetWatchListSemanticsUnsupported), for the LIST
+// path.
 package cachetest
 
 import (
