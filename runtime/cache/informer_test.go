@@ -588,12 +588,19 @@ func TestInformerWatchErrorHandlerGetsAReflector(t *testing.T) {
 // its log. The cache must end equal to the server, and every handler must
 // have seen every object's last state.
 func TestInformerConvergesUnderRandomFaults(t *testing.T) {
+	for _, path := range syncPaths {
+		t.Run(path.name, func(t *testing.T) { testConvergesUnderRandomFaults(t, path.disableWatchList) })
+	}
+}
+
+func testConvergesUnderRandomFaults(t *testing.T, disableWatchList bool) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	s := newServer()
 	recs := []*recorder{newRecorder(t), newRecorder(t), newRecorder(t)}
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+	opts := cache.SharedIndexInformerOptions{Reflector: cache.ReflectorOptions{DisableWatchList: disableWatchList}}
+	inf, _ := startInformer(t, s, opts, func(inf informer) {
 		handlerKinds[0].add(t, inf, recs[0])
 		handlerKinds[1].add(t, inf, recs[1])
 	})

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -264,5 +265,50 @@ func TestReflectorWatchListEnvSwitch(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "child: listed, never streamed") {
 		t.Fatalf("child did not run the check:\n%s", out)
+	}
+}
+
+// midStreamErrorLW fails the first streamed list with status after its
+// first object, as a server that began to serve it and then failed.
+type midStreamErrorLW struct {
+	cache.ListerWatcher[*corev1.ConfigMap]
+	status *metav1.Status
+	once   *sync.Once
+}
+
+func (lw midStreamErrorLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+	w, err := lw.ListerWatcher.Watch(ctx, opts)
+	if err != nil || opts.SendInitialEvents == nil {
+		return w, err
+	}
+	var fake *watch.FakeWatcher
+	lw.once.Do(func() {
+		defer w.Stop()
+		ev := <-w.ResultChan()
+		fake = watch.NewFakeWithChanSize(2, false)
+		fake.Add(ev.Object)
+		fake.Error(lw.status)
+	})
+	if fake != nil {
+		return fake, nil
+	}
+	return w, nil
+}
+
+// An internal error after a streamed list has begun is a failure of the
+// server while serving it, not a refusal: the Reflector streams again.
+func TestReflectorStreamsAgainAfterErrorMidStream(t *testing.T) {
+	s := newServer()
+	create(s, cm("ns", "a", ""))
+	create(s, cm("ns", "b", ""))
+	lw := midStreamErrorLW{s.ListerWatcher(), internalError, new(sync.Once)}
+	h := runReflectorOn(t, s, lw, cache.ReflectorOptions{})
+	h.until(t, "watch and cache", func() bool { return s.OpenWatches() == 1 && h.inSync() })
+	lists, watches := s.Calls()
+	if len(lists) != 0 || len(streamed(watches)) != 2 {
+		t.Fatalf("%d lists and %d streamed lists, want 2 streamed lists and no list", len(lists), len(streamed(watches)))
+	}
+	if errs := h.errors(); len(errs) != 1 || !apierrors.IsInternalError(errs[0]) {
+		t.Fatalf("errors reported: %v, want the internal error", errs)
 	}
 }

@@ -87,6 +87,9 @@ func (r *Reflector[T]) streamInitialEvents(ctx context.Context, w watch.Interfac
 				return nil, errInitialEventsCut
 			}
 			if ev.Type == watch.Error {
+				if events > 0 {
+					return nil, midStreamError{apierrors.FromObject(ev.Object)}
+				}
 				return nil, apierrors.FromObject(ev.Object)
 			}
 			obj, ok := ev.Object.(T)
@@ -177,16 +180,23 @@ func (o *initialObjects[T]) list() []T {
 	return out
 }
 
+// midStreamError is an error event that came after some of a streamed
+// list's objects: the server was serving the stream, so it is no refusal.
+type midStreamError struct{ err error }
+
+func (e midStreamError) Error() string { return "after the stream began: " + e.err.Error() }
+func (e midStreamError) Unwrap() error { return e.err }
+
 // isWatchListRefused reports whether a streamed list failed because the
 // server will not serve one, so that listing is the way: an apiserver with
 // the WatchList feature off or older than 1.27 answers 422 Invalid (or 400)
-// to its options, and one whose storage cannot serve it answers 500. Other
-// failures (the server unreachable, 429, 503, 504, an expired version, the
-// stream cut short, a watch event the client could not decode) are
-// transient and retried.
+// to its options, and one whose storage cannot serve it answers 500 before
+// any object. Other failures (the server unreachable, 429, 503, 504, an
+// expired version, the stream cut short, an error after the stream began,
+// a watch event the client could not decode) are transient and retried.
 func isWatchListRefused(err error) bool {
 	var status apierrors.APIStatus
-	if !errors.As(err, &status) {
+	if !errors.As(err, &status) || errors.As(err, new(midStreamError)) {
 		return false
 	}
 	if details := status.Status().Details; details != nil {
