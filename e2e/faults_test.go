@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,43 +122,48 @@ func (o *observer) converged(ctx context.Context, c kubernetes.Interface, ns str
 	return true, ""
 }
 
-// TestInformerAndControllerLoseNothingThroughFaults runs an informer and a
-// controller over ConfigMaps through a proxy that can cut them off, and
-// checks after each fault that the cache equals the server, that the
-// handler saw every object's last state, that every last change was
-// reconciled, and that deletes carry the last object.
-func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
-	e := env(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	writer := kubernetes.NewForConfigOrDie(e.Config())
-	ns := namespace(t, writer)
+// reader is an informer and a controller over one namespace's ConfigMaps,
+// with an observer of what they saw.
+type reader struct {
+	name string
+	inf  cache.SharedIndexInformer[*corev1.ConfigMap]
+	obs  *observer
+	// lists counts List calls.
+	lists atomic.Int32
+}
 
-	p, readerCfg := proxied(t, e)
-	reader := kubernetes.NewForConfigOrDie(readerCfg)
-	cms := reader.CoreV1().ConfigMaps(ns)
+// startReader starts a reader over client; disableWatchList picks how its
+// Reflector reads the whole state.
+func startReader(t *testing.T, ctx context.Context, client kubernetes.Interface, ns string, disableWatchList bool) *reader {
+	t.Helper()
+	r := &reader{name: map[bool]string{false: "watchlist", true: "list"}[disableWatchList], obs: newObserver()}
+	cms := client.CoreV1().ConfigMaps(ns)
 	lw := &cache.ListWatch[*corev1.ConfigMap]{
 		ListFunc: func(ctx context.Context, o metav1.ListOptions) (cache.ListPage[*corev1.ConfigMap], error) {
+			r.lists.Add(1)
 			l, err := cms.List(ctx, o)
 			if err != nil {
 				return cache.ListPage[*corev1.ConfigMap]{}, err
 			}
-			return cache.ListPage[*corev1.ConfigMap]{Items: cache.Pointers(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
+			return cache.ListPage[*corev1.ConfigMap]{Items: cache.PointersWithAlloc(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
 		},
 		WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return cms.Watch(ctx, o) },
 	}
-	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](lw, cache.SharedIndexInformerOptions{
-		Reflector: cache.ReflectorOptions{Backoff: cache.BackoffConfig{Initial: 50 * time.Millisecond, Max: time.Second, Jitter: 0.5}},
+	r.inf = cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](lw, cache.SharedIndexInformerOptions{
+		Reflector: cache.ReflectorOptions{
+			Backoff:          cache.BackoffConfig{Initial: 50 * time.Millisecond, Max: time.Second, Jitter: 0.5},
+			DisableWatchList: disableWatchList,
+		},
 	})
-	obs := newObserver()
-	inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *clientcache.Reflector, err error) {
+	obs := r.obs
+	r.inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *clientcache.Reflector, err error) {
 		obs.mu.Lock()
 		obs.watchErrs = append(obs.watchErrs, err)
 		obs.mu.Unlock()
 	})
-	inf.AddEventHandler(obs.handler())
+	r.inf.AddEventHandler(obs.handler())
 	ctrl, err := controller.New(controller.Options[*corev1.ConfigMap]{
-		Name: "e2e-faults", Informer: inf, DeepCopy: (*corev1.ConfigMap).DeepCopy,
+		Name: "e2e-faults-" + r.name, Informer: r.inf, DeepCopy: (*corev1.ConfigMap).DeepCopy,
 		Reconcile: func(_ context.Context, cm *corev1.ConfigMap) (controller.Result, error) {
 			obs.mu.Lock()
 			obs.reconciled[cache.MetaObjectName(cm)] = cm.Data["v"]
@@ -174,10 +180,31 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	go inf.RunWithContext(ctx)
-	ctrlDone := make(chan struct{})
-	go func() { defer close(ctrlDone); ctrl.Run(ctx, 4) }()
-	defer func() { cancel(); <-ctrlDone }()
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { r.inf.RunWithContext(ctx) })
+	wg.Go(func() { ctrl.Run(ctx, 2) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return r
+}
+
+// TestInformerAndControllerLoseNothingThroughFaults runs two informers and
+// controllers over ConfigMaps through a proxy that can cut them off, one
+// reading the whole state with streamed lists (WatchList), the other with
+// paginated lists, and checks after each fault that each cache equals the
+// server, that each handler saw every object's last state, that every last
+// change was reconciled, and that deletes carry the last object. Both go
+// through the same faults at once, so the second way costs no extra time.
+func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
+	e := env(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	writer := kubernetes.NewForConfigOrDie(e.Config())
+	ns := namespace(t, writer)
+
+	p, readerCfg := proxied(t, e)
+	client := kubernetes.NewForConfigOrDie(readerCfg)
+	readers := []*reader{startReader(t, ctx, client, ns, false), startReader(t, ctx, client, ns, true)}
 
 	names := make([]string, 60)
 	for i := range names {
@@ -190,9 +217,16 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 	}
 	converge := func(what string) {
 		t.Helper()
-		eventually(t, 60*time.Second, what, func() (bool, string) { return obs.converged(ctx, writer, ns, inf.FastIndexer()) })
+		for _, r := range readers {
+			eventually(t, 60*time.Second, r.name+": "+what, func() (bool, string) { return r.obs.converged(ctx, writer, ns, r.inf.FastIndexer()) })
+		}
 	}
 	converge("initial sync")
+	defer func() {
+		if n := readers[0].lists.Load(); n != 0 {
+			t.Errorf("the watchlist reader listed %d times; it must stream every sync", n)
+		}
+	}()
 
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
 	live := slices.Clone(names)
@@ -242,7 +276,10 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 
 	t.Run("deletes while disconnected arrive with the final state", func(t *testing.T) {
 		p.Cut()
-		before := len(obs.snapshotDeletes())
+		before := make([]int, len(readers))
+		for i, r := range readers {
+			before[i] = len(r.obs.snapshotDeletes())
+		}
 		victims := live[:3]
 		for _, name := range victims {
 			if err := writer.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
@@ -254,8 +291,10 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 		converge("convergence after a disconnection")
 		// The watch resumed from its resourceVersion and the server replayed
 		// the deletes (or, if etcd compacted meanwhile, a relist found them).
-		if n := len(obs.snapshotDeletes()) - before; n != 3 {
-			t.Fatalf("%d deletes delivered, want 3", n)
+		for i, r := range readers {
+			if n := len(r.obs.snapshotDeletes()) - before[i]; n != 3 {
+				t.Errorf("%s: %d deletes delivered, want 3", r.name, n)
+			}
 		}
 	})
 
@@ -264,7 +303,7 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 		victims := slices.Clone(live[:4])
 		lastKnown := map[string]string{}
 		for _, name := range victims {
-			cm, _ := inf.FastIndexer().GetByName(cache.NewObjectName(ns, name))
+			cm, _ := readers[0].inf.FastIndexer().GetByName(cache.NewObjectName(ns, name))
 			lastKnown[name] = cm.Data["v"]
 			if err := writer.CoreV1().ConfigMaps(ns).Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
@@ -277,14 +316,16 @@ func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 		}
 		p.Restore()
 		converge("convergence after a 410")
-		if !obs.sawExpired() {
-			t.Fatal("the informer never got 410 Gone; the relist path was not exercised")
-		}
-		deletes := obs.snapshotDeletes()
-		for _, name := range victims {
-			ds := deletes[cache.NewObjectName(ns, name)]
-			if len(ds) != 1 || !ds[0].unknown || ds[0].obj.Data["v"] != lastKnown[name] {
-				t.Errorf("%s: deletes %+v, want one tombstone carrying v=%s", name, ds, lastKnown[name])
+		for _, r := range readers {
+			if !r.obs.sawExpired() {
+				t.Fatalf("%s: the informer never got 410 Gone; the relist path was not exercised", r.name)
+			}
+			deletes := r.obs.snapshotDeletes()
+			for _, name := range victims {
+				ds := deletes[cache.NewObjectName(ns, name)]
+				if len(ds) != 1 || !ds[0].unknown || ds[0].obj.Data["v"] != lastKnown[name] {
+					t.Errorf("%s: %s: deletes %+v, want one tombstone carrying v=%s", r.name, name, ds, lastKnown[name])
+				}
 			}
 		}
 	})

@@ -22,7 +22,9 @@ import (
 // resourceVersion gets 410 although etcd still has that version. A relist
 // that asked for exactly that version (a limit with a resourceVersion and
 // no resourceVersionMatch) would read the old state from etcd and loop;
-// it must ask for at least that version and reach the latest state.
+// it must ask for at least that version and reach the latest state. An
+// informer that streams its lists must do the same with its streamed
+// relist.
 func TestRelistAfterWatchCacheRestartReachesTheLatestState(t *testing.T) {
 	e := env(t)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -45,12 +47,13 @@ func TestRelistAfterWatchCacheRestartReachesTheLatestState(t *testing.T) {
 			if err != nil {
 				return cache.ListPage[*corev1.Secret]{}, err
 			}
-			return cache.ListPage[*corev1.Secret]{Items: cache.Pointers(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
+			return cache.ListPage[*corev1.Secret]{Items: cache.PointersWithAlloc(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
 		},
 		WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) { return secrets.Watch(ctx, o) },
 	}
+	backoff := cache.BackoffConfig{Initial: 50 * time.Millisecond, Max: time.Second, Jitter: 0.5}
 	inf := cache.NewSharedIndexInformerWithOptions[*corev1.Secret](lw, cache.SharedIndexInformerOptions{
-		Reflector: cache.ReflectorOptions{Backoff: cache.BackoffConfig{Initial: 50 * time.Millisecond, Max: time.Second, Jitter: 0.5}},
+		Reflector: cache.ReflectorOptions{Backoff: backoff, DisableWatchList: true},
 	})
 	inf.SetWatchErrorHandlerWithContext(func(_ context.Context, _ *clientcache.Reflector, err error) {
 		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
@@ -60,6 +63,25 @@ func TestRelistAfterWatchCacheRestartReachesTheLatestState(t *testing.T) {
 		}
 	})
 	go inf.RunWithContext(ctx)
+
+	// Beside it, through the same proxy, an informer that streams its
+	// lists goes through the same restart: its relist must stream a state
+	// at least as new as the last version it saw.
+	streamingCfg, streamingLog := recorded(readerCfg, "secrets")
+	streamingSecrets := kubernetes.NewForConfigOrDie(streamingCfg).CoreV1().Secrets(ns)
+	streaming := cache.NewSharedIndexInformerWithOptions[*corev1.Secret](&cache.ListWatch[*corev1.Secret]{
+		ListFunc: func(ctx context.Context, o metav1.ListOptions) (cache.ListPage[*corev1.Secret], error) {
+			l, err := streamingSecrets.List(ctx, o)
+			if err != nil {
+				return cache.ListPage[*corev1.Secret]{}, err
+			}
+			return cache.ListPage[*corev1.Secret]{Items: cache.PointersWithAlloc(l.Items), ResourceVersion: l.ResourceVersion, Continue: l.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			return streamingSecrets.Watch(ctx, o)
+		},
+	}, cache.SharedIndexInformerOptions{Reflector: cache.ReflectorOptions{Backoff: backoff}})
+	go streaming.RunWithContext(ctx)
 
 	const n = 20
 	for i := range n {
@@ -71,11 +93,13 @@ func TestRelistAfterWatchCacheRestartReachesTheLatestState(t *testing.T) {
 	}
 	matches := func(want string) func() (bool, string) {
 		return func() (bool, string) {
-			for i := range n {
-				name := fmt.Sprintf("s-%02d", i)
-				s, ok := inf.FastIndexer().GetByName(cache.NewObjectName(ns, name))
-				if !ok || string(s.Data["v"]) != want {
-					return false, fmt.Sprintf("%s not cached at v=%s", name, want)
+			for _, inf := range []cache.SharedIndexInformer[*corev1.Secret]{inf, streaming} {
+				for i := range n {
+					name := fmt.Sprintf("s-%02d", i)
+					s, ok := inf.FastIndexer().GetByName(cache.NewObjectName(ns, name))
+					if !ok || string(s.Data["v"]) != want {
+						return false, fmt.Sprintf("%s: %s not cached at v=%s", inf.Description(), name, want)
+					}
 				}
 			}
 			return true, ""
@@ -97,6 +121,7 @@ func TestRelistAfterWatchCacheRestartReachesTheLatestState(t *testing.T) {
 	mu.Lock()
 	before := len(lists)
 	mu.Unlock()
+	streamedBefore, _ := streamingLog.streamedAndListed()
 	p.Restore()
 	eventually(t, 60*time.Second, "the latest state after the relist", matches("1"))
 
@@ -114,5 +139,15 @@ func TestRelistAfterWatchCacheRestartReachesTheLatestState(t *testing.T) {
 	}
 	if len(relists) > 3 {
 		t.Errorf("%d relists after one 410; the reflector loops", len(relists))
+	}
+
+	streamed, listed := streamingLog.streamedAndListed()
+	restreamed := streamed[len(streamedBefore):]
+	if listed != 0 || len(streamedBefore) != 1 || len(restreamed) == 0 || len(restreamed) > 3 {
+		t.Fatalf("the streaming informer made %d LISTs, %d streamed lists before the restart and %d after; want no LIST, 1, and 1 to 3",
+			listed, len(streamedBefore), len(restreamed))
+	}
+	if rv := restreamed[0].Get("resourceVersion"); rv == "" || rv == "0" {
+		t.Errorf("the streamed relist asked for resourceVersion %q; want at least the last version seen", rv)
 	}
 }

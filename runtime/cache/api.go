@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	clientcache "k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/watchlist"
 )
 
 // Object is what an informer caches: a pointer to an API type such as
@@ -60,6 +61,25 @@ type ListerWatcher[T Object] interface {
 type ListWatch[T Object] struct {
 	ListFunc  func(ctx context.Context, opts metav1.ListOptions) (ListPage[T], error)
 	WatchFunc func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	// WatchListSemanticsUnsupported says that WatchFunc's client cannot
+	// stream an initial list (sendInitialEvents), as client-go's fake
+	// clientsets cannot: a Reflector then always lists.
+	WatchListSemanticsUnsupported bool
+}
+
+// IsWatchListSemanticsUnSupported is what client-go's
+// watchlist.DoesClientNotSupportWatchListSemantics asks.
+func (lw *ListWatch[T]) IsWatchListSemanticsUnSupported() bool {
+	return lw.WatchListSemanticsUnsupported
+}
+
+// ToListWatcherWithWatchListSemantics sets lw to say whether client
+// cannot stream initial lists, as client-go's function of the same name:
+// client says so with an IsWatchListSemanticsUnSupported method returning
+// true. It returns lw.
+func ToListWatcherWithWatchListSemantics[T Object](lw *ListWatch[T], client any) *ListWatch[T] {
+	lw.WatchListSemanticsUnsupported = watchlist.DoesClientNotSupportWatchListSemantics(client)
+	return lw
 }
 
 func (lw *ListWatch[T]) List(ctx context.Context, opts metav1.ListOptions) (ListPage[T], error) {
@@ -71,11 +91,28 @@ func (lw *ListWatch[T]) Watch(ctx context.Context, opts metav1.ListOptions) (wat
 }
 
 // Pointers returns pointers to the elements of items, without copying them.
-// It turns a typed list's Items into what a ListPage carries.
+// Each pointer keeps the whole of items' array alive: not for a ListPage,
+// whose objects are cached one by one (see PointersWithAlloc).
 func Pointers[E any](items []E) []*E {
 	out := make([]*E, len(items))
 	for i := range items {
 		out[i] = &items[i]
+	}
+	return out
+}
+
+// PointersWithAlloc returns a copy of each element of items in an
+// allocation of its own, as client-go's meta.ExtractListWithAlloc does. It
+// turns a decoded list's Items into what a ListPage carries: an object that
+// stays cached then keeps only itself alive, not the list's array with the
+// old version of every object updated since. The copies are shallow: what
+// an element points to is shared with items.
+func PointersWithAlloc[E any](items []E) []*E {
+	out := make([]*E, len(items))
+	for i := range items {
+		p := new(E)
+		*p = items[i]
+		out[i] = p
 	}
 	return out
 }

@@ -886,7 +886,7 @@ func TestClientGoScenarioWatchErrorHandlerSeesListErrors(t *testing.T) {
 	create(s, cm("ns", "a", ""))
 	s.FailNextLists(errors.New("Access Denied"))
 	errs := make(chan error, 10)
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{Reflector: cache.ReflectorOptions{DisableWatchList: true}}, func(inf informer) {
 		if err := inf.SetWatchErrorHandler(func(r *clientcache.Reflector, err error) {
 			select {
 			case errs <- err:

@@ -169,6 +169,18 @@ func (f *DeltaFIFO[T]) Delete(obj T) error {
 // whose UID changed was deleted and created again, so it gets a Deleted
 // delta for the old object before the Replaced one.
 func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
+	return f.replace(list, resourceVersion, f.transform)
+}
+
+// transformer and replaceTransformed let a Reflector transform a streamed
+// list's objects as they arrive, and hand them over transformed.
+func (f *DeltaFIFO[T]) transformer() TransformFunc[T] { return f.transform }
+
+func (f *DeltaFIFO[T]) replaceTransformed(list []T, resourceVersion string) error {
+	return f.replace(list, resourceVersion, nil)
+}
+
+func (f *DeltaFIFO[T]) replace(list []T, resourceVersion string, transform TransformFunc[T]) error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 
@@ -176,7 +188,9 @@ func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 	// vanished or changed UID, and the list needs no key set.
 	if len(f.items) == 0 && f.knownLen() == 0 {
 		for _, obj := range list {
-			obj = f.transformed(obj)
+			if transform != nil {
+				obj = transform(obj)
+			}
 			f.queueLocked(MetaObjectName(obj), Delta[T]{Type: Replaced, Object: obj})
 		}
 		f.markPopulatedLocked(resourceVersion)
@@ -185,7 +199,9 @@ func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 
 	inList := make(map[ObjectName]struct{}, len(list))
 	for _, obj := range list {
-		obj = f.transformed(obj)
+		if transform != nil {
+			obj = transform(obj)
+		}
 		key := MetaObjectName(obj)
 		inList[key] = struct{}{}
 		if old, ok := f.lastKnownLocked(key); ok && old.GetUID() != obj.GetUID() && old.GetUID() != "" && obj.GetUID() != "" {

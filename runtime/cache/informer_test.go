@@ -215,12 +215,23 @@ func TestInformerDeliversEventsAndFillsTheIndexer(t *testing.T) {
 // last known object, and the typed API as DeletedObject.FinalStateUnknown.
 func TestInformerDeleteFoundByRelistHasUnknownFinalState(t *testing.T) {
 	for _, hk := range handlerKinds {
-		t.Run(hk.name, func(t *testing.T) {
+		for _, path := range syncPaths {
+			t.Run(hk.name+"/"+path.name, func(t *testing.T) {
+				testDeleteFoundByRelist(t, hk.add, path.disableWatchList)
+			})
+		}
+	}
+}
+
+func testDeleteFoundByRelist(t *testing.T, add func(*testing.T, informer, *recorder, ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration, disableWatchList bool) {
+	{
+		{
 			s := newServer()
 			create(s, cm("ns", "gone", "1"))
 			create(s, cm("ns", "kept", "1"))
 			rec := newRecorder(t)
-			inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) { hk.add(t, inf, rec) })
+			opts := cache.SharedIndexInformerOptions{Reflector: cache.ReflectorOptions{DisableWatchList: disableWatchList}}
+			inf, _ := startInformer(t, s, opts, func(inf informer) { add(t, inf, rec) })
 			clientcache.WaitForCacheSync(make(chan struct{}), inf.HasSynced)
 			eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
 			s.SetDown(true)
@@ -243,8 +254,88 @@ func TestInformerDeleteFoundByRelistHasUnknownFinalState(t *testing.T) {
 			if !d.flag || d.obj.Name != "gone" || d.obj.Data["v"] != "1" {
 				t.Fatalf("event %+v, want a delete of gone with unknown final state and its last known object", d)
 			}
+			checkPath(t, s, disableWatchList)
+		}
+	}
+}
+
+// checkPath checks that the informer read the whole state the way asked:
+// by streamed lists only, or by lists only.
+func checkPath(t *testing.T, s *server, disableWatchList bool) {
+	t.Helper()
+	lists, watches := s.Calls()
+	if disableWatchList && len(streamed(watches)) != 0 || !disableWatchList && len(lists) != 0 {
+		t.Fatalf("%d lists and %d streamed lists; want only %s", len(lists), len(streamed(watches)), map[bool]string{true: "lists", false: "streamed lists"}[disableWatchList])
+	}
+}
+
+// An object deleted and created again under the same name while the
+// informer was cut off comes back with another UID: the relist tells the
+// handlers of the old object's delete, with an unknown final state, then
+// of the new one's add.
+func TestInformerUIDChangeFoundByRelist(t *testing.T) {
+	for _, path := range syncPaths {
+		t.Run(path.name, func(t *testing.T) {
+			s := newServer()
+			old := create(s, cm("ns", "a", "old"))
+			rec := newRecorder(t)
+			opts := cache.SharedIndexInformerOptions{Reflector: cache.ReflectorOptions{DisableWatchList: path.disableWatchList}}
+			inf, _ := startInformer(t, s, opts, func(inf informer) { handlerKinds[1].add(t, inf, rec) })
+			waitSynced(t, inf)
+			eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
+			s.SetDown(true)
+			del(s, "ns", "a")
+			recreated := create(s, cm("ns", "a", "new"))
+			s.Compact()
+			s.SetDown(false)
+			eventually(t, "delete and add", func() bool { return len(rec.snapshot()) == 3 })
+			ev := rec.snapshot()
+			if ev[1].kind != "delete" || !ev[1].flag || ev[1].obj.UID != old.UID {
+				t.Fatalf("second event %+v, want the old object's delete with unknown final state", ev[1])
+			}
+			if ev[2].kind != "add" || ev[2].obj.UID != recreated.UID {
+				t.Fatalf("third event %+v, want the new object's add", ev[2])
+			}
+			checkPath(t, s, path.disableWatchList)
 		})
 	}
+}
+
+// A streamed list's objects are transformed once each, as they arrive,
+// and what is cached is the transformed object.
+func TestInformerTransformsStreamedObjectsOnce(t *testing.T) {
+	s := newServer()
+	for i := range 3 {
+		obj := cm("ns", "o"+itoa(i), "")
+		obj.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl"}}
+		create(s, obj)
+	}
+	var mu sync.Mutex
+	calls := map[string]int{}
+	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+		if err := inf.SetTransform(func(o any) (any, error) {
+			c := o.(*corev1.ConfigMap)
+			mu.Lock()
+			calls[c.Name]++
+			mu.Unlock()
+			c.ManagedFields = nil
+			return c, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	waitSynced(t, inf)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(calls) != 3 || calls["o0"] != 1 || calls["o1"] != 1 || calls["o2"] != 1 {
+		t.Fatalf("transform calls %v, want one per object", calls)
+	}
+	for _, obj := range inf.GetIndexer().List() {
+		if obj.(*corev1.ConfigMap).ManagedFields != nil {
+			t.Fatal("cached object kept managedFields")
+		}
+	}
+	checkPath(t, s, false)
 }
 
 func TestInformerHandlerAddedLaterGetsCacheReplayAndSyncs(t *testing.T) {
@@ -497,12 +588,19 @@ func TestInformerWatchErrorHandlerGetsAReflector(t *testing.T) {
 // its log. The cache must end equal to the server, and every handler must
 // have seen every object's last state.
 func TestInformerConvergesUnderRandomFaults(t *testing.T) {
+	for _, path := range syncPaths {
+		t.Run(path.name, func(t *testing.T) { testConvergesUnderRandomFaults(t, path.disableWatchList) })
+	}
+}
+
+func testConvergesUnderRandomFaults(t *testing.T, disableWatchList bool) {
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
 	s := newServer()
 	recs := []*recorder{newRecorder(t), newRecorder(t), newRecorder(t)}
-	inf, _ := startInformer(t, s, cache.SharedIndexInformerOptions{}, func(inf informer) {
+	opts := cache.SharedIndexInformerOptions{Reflector: cache.ReflectorOptions{DisableWatchList: disableWatchList}}
+	inf, _ := startInformer(t, s, opts, func(inf informer) {
 		handlerKinds[0].add(t, inf, recs[0])
 		handlerKinds[1].add(t, inf, recs[1])
 	})

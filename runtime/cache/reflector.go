@@ -12,6 +12,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	clientfeatures "k8s.io/client-go/features"
+	"k8s.io/client-go/util/watchlist"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 )
@@ -56,16 +58,38 @@ type ReflectorOptions struct {
 	// Clock times backoff waits and watches, and an informer's resync
 	// checks; default the real clock.
 	Clock clock.Clock
+	// DisableWatchList makes the Reflector read the whole state with a
+	// paginated LIST, never with a streamed initial list (see Reflector).
+	// client-go's WatchListClient feature gate, which the environment
+	// variable KUBE_FEATURE_WatchListClient=false turns off, disables it
+	// too, and so does a ListerWatcher whose
+	// IsWatchListSemanticsUnSupported returns true.
+	DisableWatchList bool
 }
 
 // Reflector lists a resource, then watches it from the list's
 // resourceVersion, and keeps a store in step. A watch that ends or fails is
 // resumed from the last resourceVersion seen (bookmarks included); only a
 // 410 Gone, when the server no longer has that version, makes it relist.
+//
+// It reads the whole state, at the start and after a 410, as client-go's
+// does by default: with a streamed initial list (WatchList), a watch with
+// sendInitialEvents=true that sends every object as an ADDED event, then a
+// bookmark annotated "k8s.io/initial-events-end"; the store is replaced
+// with what came before it, and the same watch carries on. The objects are
+// decoded one by one instead of as one response and one list, so the peak
+// memory of a sync is about that of the cache. When the server refuses
+// such a watch (a server with the WatchList feature off, an older one, or
+// one whose storage cannot serve it), the Reflector falls back to a
+// paginated LIST, and keeps listing from then on.
 type Reflector[T Object] struct {
 	lw    ListerWatcher[T]
 	store ReflectorStore[T]
 	opts  ReflectorOptions
+
+	// streamLists is whether the whole state is read by a streamed initial
+	// list; it turns false for good when the server refuses one.
+	streamLists bool
 
 	rvLock sync.RWMutex
 	lastRV string
@@ -100,7 +124,10 @@ func NewReflector[T Object](lw ListerWatcher[T], store ReflectorStore[T], opts R
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
-	return &Reflector[T]{lw: lw, store: store, opts: opts}
+	streamLists := !opts.DisableWatchList &&
+		clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) &&
+		!watchlist.DoesClientNotSupportWatchListSemantics(lw)
+	return &Reflector[T]{lw: lw, store: store, opts: opts, streamLists: streamLists}
 }
 
 func defaultWatchErrorHandler(name string) WatchErrorHandler {
@@ -139,7 +166,8 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 	b := newBackoff(r.opts.Backoff, r.opts.Clock)
 	expiredAtOnce := false
 	for ctx.Err() == nil {
-		if err := r.list(ctx); err != nil {
+		streamed, err := r.sync(ctx)
+		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
@@ -157,12 +185,27 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 		if !expiredAtOnce {
 			b.reset()
 		}
-		expiredAtOnce = r.watch(ctx, b)
+		expiredAtOnce = r.watch(ctx, b, streamed)
 		// The watch returned for a 410: relist, after a backoff step.
 		if ctx.Err() == nil && !b.wait(ctx) {
 			return
 		}
 	}
+}
+
+// sync replaces the store's content with the resource's whole state: by a
+// streamed initial list, whose watch it returns for the caller to carry
+// on with, or else by a paginated list, and then streamed is nil.
+func (r *Reflector[T]) sync(ctx context.Context) (streamed *openWatch, err error) {
+	if r.streamLists {
+		streamed, err = r.watchList(ctx)
+		if err == nil || ctx.Err() != nil || !isWatchListRefused(err) {
+			return streamed, err
+		}
+		klog.FromContext(ctx).V(2).Info("The server refused a streamed list; listing from now on", "reflector", r.opts.Name, "err", err)
+		r.streamLists = false
+	}
+	return nil, r.list(ctx)
 }
 
 // list replaces the store's content with a full list. The first list reads
@@ -248,10 +291,16 @@ func (r *Reflector[T]) relistResourceVersion() string {
 // failures (connection refused, 429, internal errors, ...) back off and
 // watch again from the last version. It reports whether the version the
 // list returned was gone at once: the first watch expired before it
-// delivered anything.
-func (r *Reflector[T]) watch(ctx context.Context, b *backoff) (expiredAtOnce bool) {
+// delivered anything. The first watch is streamed when it is not nil.
+func (r *Reflector[T]) watch(ctx context.Context, b *backoff, streamed *openWatch) (expiredAtOnce bool) {
+	defer func() {
+		if streamed != nil {
+			streamed.w.Stop()
+		}
+	}()
 	for first := true; ctx.Err() == nil; first = false {
-		events, err := r.watchOnce(ctx)
+		events, err := r.watchOnce(ctx, streamed)
+		streamed = nil
 		if ctx.Err() != nil {
 			return false
 		}
@@ -270,22 +319,35 @@ func (r *Reflector[T]) watch(ctx context.Context, b *backoff) (expiredAtOnce boo
 	return false
 }
 
+// openWatch is a watch already under way: a streamed list's, past its
+// initial events.
+type openWatch struct {
+	w      watch.Interface
+	start  time.Time
+	events int
+}
+
 var errVeryShortWatch = errors.New("very short watch: the watch ended at once with no events")
 
 // watchOnce runs one watch to its end, and returns how many events it
-// delivered. The error is nil when the server ended the watch normally
-// after it had lasted or delivered something.
-func (r *Reflector[T]) watchOnce(ctx context.Context) (events int, err error) {
-	timeout := int64(r.opts.MinWatchTimeout.Seconds() * (1 + rand.Float64()))
-	start := r.opts.Clock.Now()
-	w, err := r.lw.Watch(ctx, metav1.ListOptions{
-		ResourceVersion:     r.LastSyncResourceVersion(),
-		TimeoutSeconds:      &timeout,
-		AllowWatchBookmarks: true,
-	})
-	if err != nil {
-		return 0, fmt.Errorf("%s: watch: %w", r.opts.Name, err)
+// delivered: open's, carrying on, or else a new one from the last
+// resourceVersion. The error is nil when the server ended the watch
+// normally after it had lasted or delivered something.
+func (r *Reflector[T]) watchOnce(ctx context.Context, open *openWatch) (events int, err error) {
+	if open == nil {
+		timeout := r.watchTimeout()
+		start := r.opts.Clock.Now()
+		w, err := r.lw.Watch(ctx, metav1.ListOptions{
+			ResourceVersion:     r.LastSyncResourceVersion(),
+			TimeoutSeconds:      &timeout,
+			AllowWatchBookmarks: true,
+		})
+		if err != nil {
+			return 0, fmt.Errorf("%s: watch: %w", r.opts.Name, err)
+		}
+		open = &openWatch{w: w, start: start}
 	}
+	w, start, events := open.w, open.start, open.events
 	defer w.Stop()
 	for {
 		select {
@@ -323,6 +385,12 @@ func (r *Reflector[T]) watchOnce(ctx context.Context) (events int, err error) {
 			r.setLastRV(obj.GetResourceVersion())
 		}
 	}
+}
+
+// watchTimeout is a watch's server-side timeout in seconds: between
+// MinWatchTimeout and twice it, so that watches do not all end together.
+func (r *Reflector[T]) watchTimeout() int64 {
+	return int64(r.opts.MinWatchTimeout.Seconds() * (1 + rand.Float64()))
 }
 
 // isExpired reports a 410 Gone or "too old resource version": the server

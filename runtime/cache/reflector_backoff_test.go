@@ -75,7 +75,7 @@ func TestReflectorBackoffResetsAfterSuccessfulList(t *testing.T) {
 	create(s, cm("ns", "a", ""))
 	s.SetDown(true)
 	clk := newWaitClock()
-	h := runReflector(t, s, cache.ReflectorOptions{Backoff: steadyBackoff, Clock: clk})
+	h := runReflector(t, s, cache.ReflectorOptions{Backoff: steadyBackoff, Clock: clk, DisableWatchList: true})
 	for _, d := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second} {
 		clk.backOff(t, d)
 	}
@@ -99,7 +99,7 @@ func TestReflectorBackoffResetsAfterHealthyPeriod(t *testing.T) {
 	s := newServer()
 	create(s, cm("ns", "a", ""))
 	clk := newWaitClock()
-	h := runReflector(t, s, cache.ReflectorOptions{Backoff: steadyBackoff, Clock: clk})
+	h := runReflector(t, s, cache.ReflectorOptions{Backoff: steadyBackoff, Clock: clk, DisableWatchList: true})
 	h.until(t, "the watch", func() bool { return s.OpenWatches() == 1 })
 	for _, d := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
 		s.FailWatches(internalError)
@@ -135,7 +135,7 @@ func TestReflectorBackoffGrowsAcrossWatchFailures(t *testing.T) {
 		apierrors.NewForbidden(gr, "", errors.New("denied")),
 	)
 	clk := newWaitClock()
-	h := runReflector(t, s, cache.ReflectorOptions{Backoff: steadyBackoff, Clock: clk})
+	h := runReflector(t, s, cache.ReflectorOptions{Backoff: steadyBackoff, Clock: clk, DisableWatchList: true})
 	for _, d := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second} {
 		clk.backOff(t, d)
 	}
@@ -161,7 +161,7 @@ func TestReflectorBackoffGrowsWhileEveryWatchExpiresAtOnce(t *testing.T) {
 	expired := apierrors.NewResourceExpired("too old resource version")
 	s.FailNextWatches(expired, expired, expired)
 	clk := newWaitClock()
-	h := runReflector(t, s, cache.ReflectorOptions{Backoff: steadyBackoff, Clock: clk})
+	h := runReflector(t, s, cache.ReflectorOptions{Backoff: steadyBackoff, Clock: clk, DisableWatchList: true})
 	for _, d := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
 		clk.backOff(t, d)
 	}

@@ -112,6 +112,13 @@ func (p pokingLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Int
 	return p.lw.Watch(ctx, opts)
 }
 
+// IsWatchListSemanticsUnSupported passes on what the server's
+// ListerWatcher says.
+func (p pokingLW) IsWatchListSemanticsUnSupported() bool {
+	u, ok := p.lw.(interface{ IsWatchListSemanticsUnSupported() bool })
+	return ok && u.IsWatchListSemanticsUnSupported()
+}
+
 type bareReflector struct {
 	server *server
 	store  *mapStore
@@ -128,6 +135,12 @@ type bareReflector struct {
 // Unless opts says otherwise, it backs off for a few milliseconds.
 func runReflector(t *testing.T, s *server, opts cache.ReflectorOptions) *bareReflector {
 	t.Helper()
+	return runReflectorOn(t, s, s.ListerWatcher(), opts)
+}
+
+// runReflectorOn is runReflector over lw, which reaches s.
+func runReflectorOn(t *testing.T, s *server, lw cache.ListerWatcher[*corev1.ConfigMap], opts cache.ReflectorOptions) *bareReflector {
+	t.Helper()
 	wake := newWakeup()
 	h := &bareReflector{server: s, wake: wake, store: &mapStore{wake: wake, objs: map[cache.ObjectName]*corev1.ConfigMap{}}}
 	if opts.Backoff.Initial == 0 {
@@ -139,7 +152,7 @@ func runReflector(t *testing.T, s *server, opts cache.ReflectorOptions) *bareRef
 		h.mu.Unlock()
 		wake.poke()
 	}
-	h.r = cache.NewReflector[*corev1.ConfigMap](pokingLW{lw: s.ListerWatcher(), wake: wake}, h.store, opts)
+	h.r = cache.NewReflector[*corev1.ConfigMap](pokingLW{lw: lw, wake: wake}, h.store, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel, h.done = cancel, make(chan struct{})
 	go func() {
@@ -175,6 +188,38 @@ func (h *bareReflector) watches() []metav1.ListOptions {
 	_, watches := h.server.Calls()
 	return watches
 }
+
+// syncs counts the reads of the whole state: lists' first pages and
+// streamed lists.
+func (h *bareReflector) syncs() int {
+	lists, watches := h.server.Calls()
+	n := 0
+	for _, l := range lists {
+		if l.Continue == "" {
+			n++
+		}
+	}
+	return n + len(streamed(watches))
+}
+
+// streamed returns the watches that asked for a streamed list.
+func streamed(watches []metav1.ListOptions) []metav1.ListOptions {
+	var out []metav1.ListOptions
+	for _, w := range watches {
+		if w.SendInitialEvents != nil && *w.SendInitialEvents {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// syncPaths are the two ways a Reflector reads the whole state: a streamed
+// list (WatchList) and a paginated list. Tests of what both must do run
+// on each; DisableWatchList is the option that picks the path.
+var syncPaths = []struct {
+	name             string
+	disableWatchList bool
+}{{"watchlist", false}, {"list", true}}
 
 // describeLists renders list calls compactly, as "rv=3 limit=500 match= continue=false".
 func describeLists(lists []metav1.ListOptions) string {

@@ -18,7 +18,7 @@ func TestReflectorRelistAfter410ReachesTheLatestState(t *testing.T) {
 	create(s, cm("ns", "a", "1"))
 	create(s, cm("ns", "b", "2"))
 	create(s, cm("ns", "c", "3"))
-	h := runReflector(t, s, cache.ReflectorOptions{})
+	h := runReflector(t, s, cache.ReflectorOptions{DisableWatchList: true})
 	h.until(t, "first watch", func() bool { return s.OpenWatches() == 1 })
 
 	s.Detached(func() {
@@ -57,7 +57,7 @@ func TestReflectorPagedRelistAfter410AsksForNotOlderThan(t *testing.T) {
 	create(s, cm("ns", "a", "1"))
 	create(s, cm("ns", "b", "2"))
 	create(s, cm("ns", "c", "3"))
-	h := runReflector(t, s, cache.ReflectorOptions{PageSize: 2})
+	h := runReflector(t, s, cache.ReflectorOptions{PageSize: 2, DisableWatchList: true})
 	h.until(t, "first watch", func() bool { return s.OpenWatches() == 1 })
 	if n := len(h.lists()); n != 2 {
 		t.Fatalf("initial list in %d pages, want 2", n)

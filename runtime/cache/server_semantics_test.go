@@ -215,3 +215,103 @@ func TestServerWatchFromZeroSendsCurrentObjects(t *testing.T) {
 		t.Fatalf("watch from 0 = %v, want %v", got, want)
 	}
 }
+
+// streamEvents opens a streamed list on s and renders what it sends, up to
+// and including the end bookmark or an error, as "a@3 c@5 end@5".
+func streamEvents(t *testing.T, s *server, rv string) (string, error) {
+	t.Helper()
+	w, err := s.Watch(context.Background(), metav1.ListOptions{
+		ResourceVersion: rv, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
+		SendInitialEvents: ptrTo(true), AllowWatchBookmarks: true,
+	})
+	if err != nil {
+		return "", err
+	}
+	defer w.Stop()
+	var b strings.Builder
+	for {
+		select {
+		case ev, ok := <-w.ResultChan():
+			if !ok {
+				return b.String() + "closed", nil
+			}
+			switch ev.Type {
+			case watch.Error:
+				return b.String(), apierrors.FromObject(ev.Object)
+			case watch.Bookmark:
+				o := ev.Object.(*corev1.ConfigMap)
+				if o.Annotations[metav1.InitialEventsAnnotationKey] != "true" {
+					t.Fatalf("bookmark without the initial-events-end annotation: %+v", o.ObjectMeta)
+				}
+				return b.String() + "end@" + o.ResourceVersion, nil
+			default:
+				o := ev.Object.(*corev1.ConfigMap)
+				fmt.Fprintf(&b, "%s %s@%s ", ev.Type, o.Name, o.ResourceVersion)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no end bookmark; got %s", b.String())
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+func TestServerStreamedListSemantics(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		rv      string
+		noCache bool
+		trim    bool
+		want    string
+		wantErr func(error) bool
+	}{
+		{name: "latest", rv: "", want: "ADDED a@3 ADDED c@5 end@5"},
+		{name: "watch cache: any version it reached gives the latest", rv: "2", want: "ADDED a@3 ADDED c@5 end@5"},
+		{name: "watch cache: needs no history", rv: "1", trim: true, want: "ADDED a@3 ADDED c@5 end@5"},
+		{name: "watch cache: too large", rv: "9", wantErr: isTooLarge},
+		{name: "etcd: exactly the version", rv: "2", noCache: true, want: "ADDED a@1 ADDED b@2 end@2"},
+		{name: "etcd: 0 is the latest", rv: "0", noCache: true, want: "ADDED a@3 ADDED c@5 end@5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := historyServer()
+			if tc.noCache {
+				s.DisableWatchCache()
+			}
+			if tc.trim {
+				s.TrimWatchCache()
+			}
+			got, err := streamEvents(t, s, tc.rv)
+			if tc.wantErr != nil {
+				if err == nil || !tc.wantErr(err) {
+					t.Fatalf("got %q, %v; want the error", got, err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("got %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// Without a watch cache, a streamed list at a compacted version gets 410;
+// refused streamed lists and watch options the apiserver rejects get its
+// 422 Invalid.
+func TestServerStreamedListErrors(t *testing.T) {
+	s := historyServer()
+	s.DisableWatchCache()
+	s.Compact()
+	if _, err := streamEvents(t, s, "2"); !isExpired(err) {
+		t.Fatalf("streamed list at a compacted version: %v, want 410", err)
+	}
+
+	s.SetWatchListDisabled(true)
+	_, err := streamEvents(t, s, "")
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled") {
+		t.Fatalf("refused streamed list: %v, want the apiserver's 422", err)
+	}
+	_, err = s.Watch(context.Background(), metav1.ListOptions{ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided") {
+		t.Fatalf("watch with resourceVersionMatch alone: %v, want the apiserver's 422", err)
+	}
+}

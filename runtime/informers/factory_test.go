@@ -152,15 +152,17 @@ func TestSetters(t *testing.T) {
 	}
 }
 
-// listWatch serves a fixed list and a watch that never sends.
+// listWatch serves a fixed list and a watch that never sends; it cannot
+// stream a list, and says so.
 func listWatch(items ...corev1.ConfigMap) *cache.ListWatch[*corev1.ConfigMap] {
 	return &cache.ListWatch[*corev1.ConfigMap]{
 		ListFunc: func(context.Context, metav1.ListOptions) (cache.ListPage[*corev1.ConfigMap], error) {
-			return cache.ListPage[*corev1.ConfigMap]{Items: cache.Pointers(items), ResourceVersion: "1"}, nil
+			return cache.ListPage[*corev1.ConfigMap]{Items: cache.PointersWithAlloc(items), ResourceVersion: "1"}, nil
 		},
 		WatchFunc: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
 			return watch.NewFake(), nil
 		},
+		WatchListSemanticsUnsupported: true,
 	}
 }
 

@@ -10,6 +10,12 @@
 // consistent and exact reads and continue pages, from the change log, until
 // a compaction. The watch cache's history can be cut short of etcd's
 // (TrimWatchCache), or the watch cache turned off (DisableWatchCache).
+//
+// Watches serve streamed lists (sendInitialEvents, see Watch) as the
+// apiserver does, so that a Reflector takes its WatchList path; the server
+// can refuse them (SetWatchListDisabled), or its ListerWatcher say that it
+// cannot ask for them (SetWatchListSemanticsUnsupported), for the LIST
+// path.
 package cachetest
 
 import (
@@ -55,6 +61,11 @@ type Server[T cache.Object] struct {
 	watchErrs       []error
 	rv0Unservable   bool
 	expireContinues int
+	// watchListOff refuses streamed lists, as an apiserver with the
+	// WatchList feature off; watchListUnsupported makes ListerWatcher say
+	// it cannot stream them, as client-go's fake clientsets.
+	watchListOff         bool
+	watchListUnsupported bool
 
 	lists   []metav1.ListOptions
 	watches []metav1.ListOptions
@@ -75,9 +86,31 @@ var ErrRefused = fmt.Errorf("dial tcp 127.0.0.1:6443: connect: connection refuse
 
 func deepCopy[T cache.Object](obj T) T { return obj.DeepCopyObject().(T) }
 
-// ListerWatcher lists and watches the server.
+// ListerWatcher lists and watches the server. It says it cannot stream
+// initial lists when SetWatchListSemanticsUnsupported(true) was called
+// before.
 func (s *Server[T]) ListerWatcher() *cache.ListWatch[T] {
-	return &cache.ListWatch[T]{ListFunc: s.List, WatchFunc: s.Watch}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return &cache.ListWatch[T]{ListFunc: s.List, WatchFunc: s.Watch, WatchListSemanticsUnsupported: s.watchListUnsupported}
+}
+
+// SetWatchListDisabled makes the server refuse streamed lists
+// (sendInitialEvents) with the 422 Invalid of an apiserver run with
+// --feature-gates=WatchList=false.
+func (s *Server[T]) SetWatchListDisabled(v bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watchListOff = v
+}
+
+// SetWatchListSemanticsUnsupported makes the ListerWatchers returned from
+// now on say that they cannot stream initial lists
+// (IsWatchListSemanticsUnSupported), so that a Reflector never tries.
+func (s *Server[T]) SetWatchListSemanticsUnsupported(v bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watchListUnsupported = v
 }
 
 // Create stores a copy of obj with a new UID and resourceVersion.
@@ -243,11 +276,16 @@ func (s *Server[T]) Bookmark() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for w := range s.watchers {
-		var zero T
-		bm := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
-		bm.SetResourceVersion(strconv.FormatInt(s.rv, 10))
-		w.send(watch.Event{Type: watch.Bookmark, Object: bm})
+		w.send(watch.Event{Type: watch.Bookmark, Object: s.bookmarkLocked(s.rv)})
 	}
+}
+
+// bookmarkLocked returns an empty object at version rv.
+func (s *Server[T]) bookmarkLocked(rv int64) T {
+	var zero T
+	bm := reflect.New(reflect.TypeOf(zero).Elem()).Interface().(T)
+	bm.SetResourceVersion(strconv.FormatInt(rv, 10))
+	return bm
 }
 
 // SetDown cuts the ListerWatcher off (List and Watch fail with ErrRefused
@@ -430,7 +468,7 @@ func validateListOptions(opts metav1.ListOptions) error {
 
 // tooLargeResourceVersion is the apiserver's error for a version it has not
 // reached: a timeout with a ResourceVersionTooLarge cause.
-func tooLargeResourceVersion(asked, current int64) error {
+func tooLargeResourceVersion(asked, current int64) *apierrors.StatusError {
 	err := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", asked, current), 1)
 	err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: metav1.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
 	return err
@@ -488,6 +526,17 @@ func (s *Server[T]) stateAtLocked(at int64) map[cache.ObjectName]T {
 // apiserver does. A version older than the server's history (the last
 // compaction, or the watch cache's window) gets a watch that delivers one
 // 410 Expired error event and ends, as from the apiserver.
+//
+// A streamed list (sendInitialEvents=true, resourceVersionMatch
+// NotOlderThan) sends the objects of a state as Added, then, when
+// bookmarks are allowed, a bookmark annotated "k8s.io/initial-events-end"
+// at that state's version, then the changes after it. As on the
+// apiserver, the watch cache serves the latest state for any version it
+// has reached, "" included, and a version past the server's gets a "too
+// large resource version" error event; with the watch cache disabled,
+// etcd serves the state at exactly that version ("" and "0": the latest),
+// and 410 once it is compacted. Options the apiserver rejects get its 422
+// Invalid, and so do streamed lists when SetWatchListDisabled(true).
 func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -498,6 +547,9 @@ func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Int
 	if len(s.watchErrs) > 0 {
 		err := s.watchErrs[0]
 		s.watchErrs = s.watchErrs[1:]
+		return nil, err
+	}
+	if err := validateWatchOptions(opts, !s.watchListOff); err != nil {
 		return nil, err
 	}
 	var from int64
@@ -512,6 +564,14 @@ func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Int
 		delete(s.watchers, w)
 		s.mu.Unlock()
 	})
+	if opts.SendInitialEvents != nil {
+		if *opts.SendInitialEvents {
+			s.streamListLocked(w, from, opts.AllowWatchBookmarks)
+		} else {
+			s.watchers[w] = struct{}{}
+		}
+		return w, nil
+	}
 	if from == 0 {
 		for _, obj := range s.pageLocked(s.rv, 0, 0).Items {
 			w.send(watch.Event{Type: watch.Added, Object: obj})
@@ -524,9 +584,7 @@ func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Int
 		oldest = max(oldest, s.watchCacheFrom)
 	}
 	if from < oldest {
-		status := apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, oldest)).Status()
-		w.send(watch.Event{Type: watch.Error, Object: &status})
-		w.close()
+		failWatch(w, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, oldest)))
 		return w, nil
 	}
 	for _, ev := range s.log {
@@ -536,6 +594,75 @@ func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Int
 	}
 	s.watchers[w] = struct{}{}
 	return w, nil
+}
+
+// streamListLocked starts a streamed list at least as new as from (the
+// watch cache) or at exactly from (etcd), 0 meaning the latest.
+func (s *Server[T]) streamListLocked(w *watcher, from int64, bookmark bool) {
+	if from > s.rv {
+		failWatch(w, tooLargeResourceVersion(from, s.rv))
+		return
+	}
+	at := s.rv
+	if s.noWatchCache && from != 0 {
+		if from < s.compacted {
+			failWatch(w, apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d (%d)", from, s.compacted)))
+			return
+		}
+		at = from
+	}
+	for _, obj := range s.pageLocked(at, 0, 0).Items {
+		w.send(watch.Event{Type: watch.Added, Object: obj})
+	}
+	if bookmark {
+		bm := s.bookmarkLocked(at)
+		bm.SetAnnotations(map[string]string{metav1.InitialEventsAnnotationKey: "true"})
+		w.send(watch.Event{Type: watch.Bookmark, Object: bm})
+	}
+	for _, ev := range s.log {
+		if rvOf(ev) > at {
+			w.send(ev)
+		}
+	}
+	s.watchers[w] = struct{}{}
+}
+
+// failWatch sends err as the watch's one event, and ends it.
+func failWatch(w *watcher, err *apierrors.StatusError) {
+	status := err.Status()
+	w.send(watch.Event{Type: watch.Error, Object: &status})
+	w.close()
+}
+
+// validateWatchOptions rejects what the apiserver's validation of watch
+// options rejects, with the same 422 Invalid; watchList is whether its
+// WatchList feature is on.
+func validateWatchOptions(opts metav1.ListOptions, watchList bool) error {
+	var errs field.ErrorList
+	match := opts.ResourceVersionMatch
+	if opts.SendInitialEvents != nil {
+		if match != metav1.ResourceVersionMatchNotOlderThan {
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), fmt.Sprintf("sendInitialEvents requires setting resourceVersionMatch to %s", metav1.ResourceVersionMatchNotOlderThan)))
+		}
+		if !watchList {
+			errs = append(errs, field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
+		}
+	}
+	if match != "" {
+		if opts.SendInitialEvents == nil {
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		}
+		if match != metav1.ResourceVersionMatchNotOlderThan {
+			errs = append(errs, field.NotSupported(field.NewPath("resourceVersionMatch"), match, []string{string(metav1.ResourceVersionMatchNotOlderThan)}))
+		}
+		if opts.Continue != "" {
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden when continue is provided"))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierrors.NewInvalid(schema.GroupKind{Group: metav1.GroupName, Kind: "ListOptions"}, "", errs)
 }
 
 func rvOf(ev watch.Event) int64 {

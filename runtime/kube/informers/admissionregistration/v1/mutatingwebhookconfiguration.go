@@ -105,7 +105,7 @@ func NewTypedMutatingWebhookConfigurationInformerWithOptions(client kubernetes.I
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "mutatingwebhookconfigurations"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1.MutatingWebhookConfiguration](
-		&ctrlcache.ListWatch[*admissionregistrationv1.MutatingWebhookConfiguration]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1.MutatingWebhookConfiguration]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1.MutatingWebhookConfiguration], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedMutatingWebhookConfigurationInformerWithOptions(client kubernetes.I
 				if err != nil {
 					return ctrlcache.ListPage[*admissionregistrationv1.MutatingWebhookConfiguration]{}, err
 				}
-				return ctrlcache.ListPage[*admissionregistrationv1.MutatingWebhookConfiguration]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*admissionregistrationv1.MutatingWebhookConfiguration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedMutatingWebhookConfigurationInformerWithOptions(client kubernetes.I
 				}
 				return client.AdmissionregistrationV1().MutatingWebhookConfigurations().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedMutatingAdmissionPolicyInformerWithOptions(client kubernetes.Interf
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "mutatingadmissionpolicies"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1alpha1.MutatingAdmissionPolicy](
-		&ctrlcache.ListWatch[*admissionregistrationv1alpha1.MutatingAdmissionPolicy]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1alpha1.MutatingAdmissionPolicy]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1alpha1.MutatingAdmissionPolicy], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedMutatingAdmissionPolicyInformerWithOptions(client kubernetes.Interf
 				if err != nil {
 					return ctrlcache.ListPage[*admissionregistrationv1alpha1.MutatingAdmissionPolicy]{}, err
 				}
-				return ctrlcache.ListPage[*admissionregistrationv1alpha1.MutatingAdmissionPolicy]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*admissionregistrationv1alpha1.MutatingAdmissionPolicy]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedMutatingAdmissionPolicyInformerWithOptions(client kubernetes.Interf
 				}
 				return client.AdmissionregistrationV1alpha1().MutatingAdmissionPolicies().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

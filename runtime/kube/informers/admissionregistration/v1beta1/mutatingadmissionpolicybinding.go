@@ -105,7 +105,7 @@ func NewTypedMutatingAdmissionPolicyBindingInformerWithOptions(client kubernetes
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "mutatingadmissionpolicybindings"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding](
-		&ctrlcache.ListWatch[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedMutatingAdmissionPolicyBindingInformerWithOptions(client kubernetes
 				if err != nil {
 					return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{}, err
 				}
-				return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingAdmissionPolicyBinding]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedMutatingAdmissionPolicyBindingInformerWithOptions(client kubernetes
 				}
 				return client.AdmissionregistrationV1beta1().MutatingAdmissionPolicyBindings().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

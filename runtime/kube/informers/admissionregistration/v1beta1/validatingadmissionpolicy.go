@@ -105,7 +105,7 @@ func NewTypedValidatingAdmissionPolicyInformerWithOptions(client kubernetes.Inte
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "validatingadmissionpolicies"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1beta1.ValidatingAdmissionPolicy](
-		&ctrlcache.ListWatch[*admissionregistrationv1beta1.ValidatingAdmissionPolicy]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1beta1.ValidatingAdmissionPolicy]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1beta1.ValidatingAdmissionPolicy], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedValidatingAdmissionPolicyInformerWithOptions(client kubernetes.Inte
 				if err != nil {
 					return ctrlcache.ListPage[*admissionregistrationv1beta1.ValidatingAdmissionPolicy]{}, err
 				}
-				return ctrlcache.ListPage[*admissionregistrationv1beta1.ValidatingAdmissionPolicy]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*admissionregistrationv1beta1.ValidatingAdmissionPolicy]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedValidatingAdmissionPolicyInformerWithOptions(client kubernetes.Inte
 				}
 				return client.AdmissionregistrationV1beta1().ValidatingAdmissionPolicies().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedValidatingAdmissionPolicyBindingInformerWithOptions(client kubernet
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "validatingadmissionpolicybindings"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding](
-		&ctrlcache.ListWatch[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedValidatingAdmissionPolicyBindingInformerWithOptions(client kubernet
 				if err != nil {
 					return ctrlcache.ListPage[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding]{}, err
 				}
-				return ctrlcache.ListPage[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*admissionregistrationv1beta1.ValidatingAdmissionPolicyBinding]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedValidatingAdmissionPolicyBindingInformerWithOptions(client kubernet
 				}
 				return client.AdmissionregistrationV1beta1().ValidatingAdmissionPolicyBindings().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

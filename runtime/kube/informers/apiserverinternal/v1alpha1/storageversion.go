@@ -105,7 +105,7 @@ func NewTypedStorageVersionInformerWithOptions(client kubernetes.Interface, opti
 	gvr := schema.GroupVersionResource{Group: "internal.apiserver.k8s.io", Version: "v1alpha1", Resource: "storageversions"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*internalv1alpha1.StorageVersion](
-		&ctrlcache.ListWatch[*internalv1alpha1.StorageVersion]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*internalv1alpha1.StorageVersion]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*internalv1alpha1.StorageVersion], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedStorageVersionInformerWithOptions(client kubernetes.Interface, opti
 				if err != nil {
 					return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{}, err
 				}
-				return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedStorageVersionInformerWithOptions(client kubernetes.Interface, opti
 				}
 				return client.InternalV1alpha1().StorageVersions().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "daemonsets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.DaemonSet](
-		&ctrlcache.ListWatch[*appsv1.DaemonSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1.DaemonSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.DaemonSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1.DaemonSet]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1.DaemonSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.DaemonSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 				}
 				return client.AppsV1().DaemonSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

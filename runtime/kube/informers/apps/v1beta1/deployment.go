@@ -106,7 +106,7 @@ func NewTypedDeploymentInformerWithOptions(client kubernetes.Interface, namespac
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1beta1", Resource: "deployments"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1beta1.Deployment](
-		&ctrlcache.ListWatch[*appsv1beta1.Deployment]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1beta1.Deployment]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1beta1.Deployment], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedDeploymentInformerWithOptions(client kubernetes.Interface, namespac
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1beta1.Deployment]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1beta1.Deployment]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1beta1.Deployment]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedDeploymentInformerWithOptions(client kubernetes.Interface, namespac
 				}
 				return client.AppsV1beta1().Deployments(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

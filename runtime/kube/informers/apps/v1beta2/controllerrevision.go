@@ -106,7 +106,7 @@ func NewTypedControllerRevisionInformerWithOptions(client kubernetes.Interface, 
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "controllerrevisions"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1beta2.ControllerRevision](
-		&ctrlcache.ListWatch[*appsv1beta2.ControllerRevision]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1beta2.ControllerRevision]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1beta2.ControllerRevision], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedControllerRevisionInformerWithOptions(client kubernetes.Interface, 
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1beta2.ControllerRevision]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1beta2.ControllerRevision]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1beta2.ControllerRevision]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedControllerRevisionInformerWithOptions(client kubernetes.Interface, 
 				}
 				return client.AppsV1beta2().ControllerRevisions(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

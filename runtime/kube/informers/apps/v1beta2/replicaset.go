@@ -106,7 +106,7 @@ func NewTypedReplicaSetInformerWithOptions(client kubernetes.Interface, namespac
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "replicasets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1beta2.ReplicaSet](
-		&ctrlcache.ListWatch[*appsv1beta2.ReplicaSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1beta2.ReplicaSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1beta2.ReplicaSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedReplicaSetInformerWithOptions(client kubernetes.Interface, namespac
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1beta2.ReplicaSet]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1beta2.ReplicaSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1beta2.ReplicaSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedReplicaSetInformerWithOptions(client kubernetes.Interface, namespac
 				}
 				return client.AppsV1beta2().ReplicaSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

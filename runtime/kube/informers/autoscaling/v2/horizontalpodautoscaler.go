@@ -106,7 +106,7 @@ func NewTypedHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interf
 	gvr := schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*autoscalingv2.HorizontalPodAutoscaler](
-		&ctrlcache.ListWatch[*autoscalingv2.HorizontalPodAutoscaler]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*autoscalingv2.HorizontalPodAutoscaler]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interf
 				if err != nil {
 					return ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler]{}, err
 				}
-				return ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interf
 				}
 				return client.AutoscalingV2().HorizontalPodAutoscalers(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedCronJobInformerWithOptions(client kubernetes.Interface, namespace s
 	gvr := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "cronjobs"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.CronJob](
-		&ctrlcache.ListWatch[*batchv1.CronJob]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*batchv1.CronJob]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.CronJob], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedCronJobInformerWithOptions(client kubernetes.Interface, namespace s
 				if err != nil {
 					return ctrlcache.ListPage[*batchv1.CronJob]{}, err
 				}
-				return ctrlcache.ListPage[*batchv1.CronJob]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*batchv1.CronJob]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedCronJobInformerWithOptions(client kubernetes.Interface, namespace s
 				}
 				return client.BatchV1().CronJobs(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedJobInformerWithOptions(client kubernetes.Interface, namespace strin
 	gvr := schema.GroupVersionResource{Group: "batch", Version: "v1", Resource: "jobs"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.Job](
-		&ctrlcache.ListWatch[*batchv1.Job]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*batchv1.Job]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.Job], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedJobInformerWithOptions(client kubernetes.Interface, namespace strin
 				if err != nil {
 					return ctrlcache.ListPage[*batchv1.Job]{}, err
 				}
-				return ctrlcache.ListPage[*batchv1.Job]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*batchv1.Job]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedJobInformerWithOptions(client kubernetes.Interface, namespace strin
 				}
 				return client.BatchV1().Jobs(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedPodCertificateRequestInformerWithOptions(client kubernetes.Interfac
 	gvr := schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "podcertificaterequests"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*certificatesv1.PodCertificateRequest](
-		&ctrlcache.ListWatch[*certificatesv1.PodCertificateRequest]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*certificatesv1.PodCertificateRequest]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1.PodCertificateRequest], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedPodCertificateRequestInformerWithOptions(client kubernetes.Interfac
 				if err != nil {
 					return ctrlcache.ListPage[*certificatesv1.PodCertificateRequest]{}, err
 				}
-				return ctrlcache.ListPage[*certificatesv1.PodCertificateRequest]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*certificatesv1.PodCertificateRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedPodCertificateRequestInformerWithOptions(client kubernetes.Interfac
 				}
 				return client.CertificatesV1().PodCertificateRequests(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedCertificateSigningRequestInformerWithOptions(client kubernetes.Inte
 	gvr := schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "certificatesigningrequests"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*certificatesv1beta1.CertificateSigningRequest](
-		&ctrlcache.ListWatch[*certificatesv1beta1.CertificateSigningRequest]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*certificatesv1beta1.CertificateSigningRequest]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedCertificateSigningRequestInformerWithOptions(client kubernetes.Inte
 				if err != nil {
 					return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{}, err
 				}
-				return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedCertificateSigningRequestInformerWithOptions(client kubernetes.Inte
 				}
 				return client.CertificatesV1beta1().CertificateSigningRequests().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedClusterTrustBundleInformerWithOptions(client kubernetes.Interface, 
 	gvr := schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "clustertrustbundles"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*certificatesv1beta1.ClusterTrustBundle](
-		&ctrlcache.ListWatch[*certificatesv1beta1.ClusterTrustBundle]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*certificatesv1beta1.ClusterTrustBundle]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1beta1.ClusterTrustBundle], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedClusterTrustBundleInformerWithOptions(client kubernetes.Interface, 
 				if err != nil {
 					return ctrlcache.ListPage[*certificatesv1beta1.ClusterTrustBundle]{}, err
 				}
-				return ctrlcache.ListPage[*certificatesv1beta1.ClusterTrustBundle]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*certificatesv1beta1.ClusterTrustBundle]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedClusterTrustBundleInformerWithOptions(client kubernetes.Interface, 
 				}
 				return client.CertificatesV1beta1().ClusterTrustBundles().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

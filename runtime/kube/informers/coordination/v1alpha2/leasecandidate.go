@@ -106,7 +106,7 @@ func NewTypedLeaseCandidateInformerWithOptions(client kubernetes.Interface, name
 	gvr := schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1alpha2", Resource: "leasecandidates"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*coordinationv1alpha2.LeaseCandidate](
-		&ctrlcache.ListWatch[*coordinationv1alpha2.LeaseCandidate]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*coordinationv1alpha2.LeaseCandidate]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*coordinationv1alpha2.LeaseCandidate], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedLeaseCandidateInformerWithOptions(client kubernetes.Interface, name
 				if err != nil {
 					return ctrlcache.ListPage[*coordinationv1alpha2.LeaseCandidate]{}, err
 				}
-				return ctrlcache.ListPage[*coordinationv1alpha2.LeaseCandidate]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*coordinationv1alpha2.LeaseCandidate]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedLeaseCandidateInformerWithOptions(client kubernetes.Interface, name
 				}
 				return client.CoordinationV1alpha2().LeaseCandidates(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedLeaseInformerWithOptions(client kubernetes.Interface, namespace str
 	gvr := schema.GroupVersionResource{Group: "coordination.k8s.io", Version: "v1beta1", Resource: "leases"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*coordinationv1beta1.Lease](
-		&ctrlcache.ListWatch[*coordinationv1beta1.Lease]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*coordinationv1beta1.Lease]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*coordinationv1beta1.Lease], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedLeaseInformerWithOptions(client kubernetes.Interface, namespace str
 				if err != nil {
 					return ctrlcache.ListPage[*coordinationv1beta1.Lease]{}, err
 				}
-				return ctrlcache.ListPage[*coordinationv1beta1.Lease]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*coordinationv1beta1.Lease]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedLeaseInformerWithOptions(client kubernetes.Interface, namespace str
 				}
 				return client.CoordinationV1beta1().Leases(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedEndpointsInformerWithOptions(client kubernetes.Interface, namespace
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "endpoints"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Endpoints](
-		&ctrlcache.ListWatch[*corev1.Endpoints]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.Endpoints]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Endpoints], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedEndpointsInformerWithOptions(client kubernetes.Interface, namespace
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.Endpoints]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.Endpoints]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Endpoints]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedEndpointsInformerWithOptions(client kubernetes.Interface, namespace
 				}
 				return client.CoreV1().Endpoints(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedNodeInformerWithOptions(client kubernetes.Interface, options intern
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "nodes"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Node](
-		&ctrlcache.ListWatch[*corev1.Node]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.Node]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Node], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedNodeInformerWithOptions(client kubernetes.Interface, options intern
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.Node]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.Node]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Node]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedNodeInformerWithOptions(client kubernetes.Interface, options intern
 				}
 				return client.CoreV1().Nodes().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedPersistentVolumeInformerWithOptions(client kubernetes.Interface, op
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumes"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.PersistentVolume](
-		&ctrlcache.ListWatch[*corev1.PersistentVolume]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.PersistentVolume]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.PersistentVolume], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedPersistentVolumeInformerWithOptions(client kubernetes.Interface, op
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.PersistentVolume]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.PersistentVolume]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.PersistentVolume]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedPersistentVolumeInformerWithOptions(client kubernetes.Interface, op
 				}
 				return client.CoreV1().PersistentVolumes().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

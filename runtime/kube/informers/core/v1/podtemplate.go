@@ -106,7 +106,7 @@ func NewTypedPodTemplateInformerWithOptions(client kubernetes.Interface, namespa
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "podtemplates"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.PodTemplate](
-		&ctrlcache.ListWatch[*corev1.PodTemplate]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.PodTemplate]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.PodTemplate], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedPodTemplateInformerWithOptions(client kubernetes.Interface, namespa
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.PodTemplate]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.PodTemplate]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.PodTemplate]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedPodTemplateInformerWithOptions(client kubernetes.Interface, namespa
 				}
 				return client.CoreV1().PodTemplates(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

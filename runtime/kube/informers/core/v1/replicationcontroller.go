@@ -106,7 +106,7 @@ func NewTypedReplicationControllerInformerWithOptions(client kubernetes.Interfac
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "replicationcontrollers"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ReplicationController](
-		&ctrlcache.ListWatch[*corev1.ReplicationController]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.ReplicationController]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ReplicationController], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedReplicationControllerInformerWithOptions(client kubernetes.Interfac
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.ReplicationController]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.ReplicationController]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ReplicationController]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedReplicationControllerInformerWithOptions(client kubernetes.Interfac
 				}
 				return client.CoreV1().ReplicationControllers(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedSecretInformerWithOptions(client kubernetes.Interface, namespace st
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "secrets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Secret](
-		&ctrlcache.ListWatch[*corev1.Secret]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.Secret]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Secret], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedSecretInformerWithOptions(client kubernetes.Interface, namespace st
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.Secret]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.Secret]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Secret]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedSecretInformerWithOptions(client kubernetes.Interface, namespace st
 				}
 				return client.CoreV1().Secrets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

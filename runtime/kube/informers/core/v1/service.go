@@ -106,7 +106,7 @@ func NewTypedServiceInformerWithOptions(client kubernetes.Interface, namespace s
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "services"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Service](
-		&ctrlcache.ListWatch[*corev1.Service]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.Service]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Service], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedServiceInformerWithOptions(client kubernetes.Interface, namespace s
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.Service]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.Service]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.Service]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedServiceInformerWithOptions(client kubernetes.Interface, namespace s
 				}
 				return client.CoreV1().Services(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

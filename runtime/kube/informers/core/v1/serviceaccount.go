@@ -106,7 +106,7 @@ func NewTypedServiceAccountInformerWithOptions(client kubernetes.Interface, name
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "serviceaccounts"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ServiceAccount](
-		&ctrlcache.ListWatch[*corev1.ServiceAccount]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.ServiceAccount]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ServiceAccount], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedServiceAccountInformerWithOptions(client kubernetes.Interface, name
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.ServiceAccount]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.ServiceAccount]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ServiceAccount]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedServiceAccountInformerWithOptions(client kubernetes.Interface, name
 				}
 				return client.CoreV1().ServiceAccounts(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedEndpointSliceInformerWithOptions(client kubernetes.Interface, names
 	gvr := schema.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*discoveryv1.EndpointSlice](
-		&ctrlcache.ListWatch[*discoveryv1.EndpointSlice]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*discoveryv1.EndpointSlice]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*discoveryv1.EndpointSlice], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedEndpointSliceInformerWithOptions(client kubernetes.Interface, names
 				if err != nil {
 					return ctrlcache.ListPage[*discoveryv1.EndpointSlice]{}, err
 				}
-				return ctrlcache.ListPage[*discoveryv1.EndpointSlice]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*discoveryv1.EndpointSlice]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedEndpointSliceInformerWithOptions(client kubernetes.Interface, names
 				}
 				return client.DiscoveryV1().EndpointSlices(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

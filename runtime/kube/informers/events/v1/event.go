@@ -106,7 +106,7 @@ func NewTypedEventInformerWithOptions(client kubernetes.Interface, namespace str
 	gvr := schema.GroupVersionResource{Group: "events.k8s.io", Version: "v1", Resource: "events"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*eventsv1.Event](
-		&ctrlcache.ListWatch[*eventsv1.Event]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*eventsv1.Event]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*eventsv1.Event], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedEventInformerWithOptions(client kubernetes.Interface, namespace str
 				if err != nil {
 					return ctrlcache.ListPage[*eventsv1.Event]{}, err
 				}
-				return ctrlcache.ListPage[*eventsv1.Event]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*eventsv1.Event]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedEventInformerWithOptions(client kubernetes.Interface, namespace str
 				}
 				return client.EventsV1().Events(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 	gvr := schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "daemonsets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*extensionsv1beta1.DaemonSet](
-		&ctrlcache.ListWatch[*extensionsv1beta1.DaemonSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*extensionsv1beta1.DaemonSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*extensionsv1beta1.DaemonSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 				if err != nil {
 					return ctrlcache.ListPage[*extensionsv1beta1.DaemonSet]{}, err
 				}
-				return ctrlcache.ListPage[*extensionsv1beta1.DaemonSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*extensionsv1beta1.DaemonSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace
 				}
 				return client.ExtensionsV1beta1().DaemonSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

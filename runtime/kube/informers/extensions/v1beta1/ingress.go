@@ -106,7 +106,7 @@ func NewTypedIngressInformerWithOptions(client kubernetes.Interface, namespace s
 	gvr := schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "ingresses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*extensionsv1beta1.Ingress](
-		&ctrlcache.ListWatch[*extensionsv1beta1.Ingress]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*extensionsv1beta1.Ingress]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*extensionsv1beta1.Ingress], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedIngressInformerWithOptions(client kubernetes.Interface, namespace s
 				if err != nil {
 					return ctrlcache.ListPage[*extensionsv1beta1.Ingress]{}, err
 				}
-				return ctrlcache.ListPage[*extensionsv1beta1.Ingress]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*extensionsv1beta1.Ingress]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedIngressInformerWithOptions(client kubernetes.Interface, namespace s
 				}
 				return client.ExtensionsV1beta1().Ingresses(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

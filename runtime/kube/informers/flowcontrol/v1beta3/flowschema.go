@@ -105,7 +105,7 @@ func NewTypedFlowSchemaInformerWithOptions(client kubernetes.Interface, options 
 	gvr := schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "flowschemas"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*flowcontrolv1beta3.FlowSchema](
-		&ctrlcache.ListWatch[*flowcontrolv1beta3.FlowSchema]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*flowcontrolv1beta3.FlowSchema]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedFlowSchemaInformerWithOptions(client kubernetes.Interface, options 
 				if err != nil {
 					return ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema]{}, err
 				}
-				return ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedFlowSchemaInformerWithOptions(client kubernetes.Interface, options 
 				}
 				return client.FlowcontrolV1beta3().FlowSchemas().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedPriorityLevelConfigurationInformerWithOptions(client kubernetes.Int
 	gvr := schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "prioritylevelconfigurations"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*flowcontrolv1beta3.PriorityLevelConfiguration](
-		&ctrlcache.ListWatch[*flowcontrolv1beta3.PriorityLevelConfiguration]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*flowcontrolv1beta3.PriorityLevelConfiguration]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*flowcontrolv1beta3.PriorityLevelConfiguration], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedPriorityLevelConfigurationInformerWithOptions(client kubernetes.Int
 				if err != nil {
 					return ctrlcache.ListPage[*flowcontrolv1beta3.PriorityLevelConfiguration]{}, err
 				}
-				return ctrlcache.ListPage[*flowcontrolv1beta3.PriorityLevelConfiguration]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*flowcontrolv1beta3.PriorityLevelConfiguration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedPriorityLevelConfigurationInformerWithOptions(client kubernetes.Int
 				}
 				return client.FlowcontrolV1beta3().PriorityLevelConfigurations().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

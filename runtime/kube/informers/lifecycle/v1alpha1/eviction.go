@@ -106,7 +106,7 @@ func NewTypedEvictionInformerWithOptions(client kubernetes.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictions"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*lifecyclev1alpha1.Eviction](
-		&ctrlcache.ListWatch[*lifecyclev1alpha1.Eviction]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*lifecyclev1alpha1.Eviction]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*lifecyclev1alpha1.Eviction], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedEvictionInformerWithOptions(client kubernetes.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*lifecyclev1alpha1.Eviction]{}, err
 				}
-				return ctrlcache.ListPage[*lifecyclev1alpha1.Eviction]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*lifecyclev1alpha1.Eviction]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedEvictionInformerWithOptions(client kubernetes.Interface, namespace 
 				}
 				return client.LifecycleV1alpha1().Evictions(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedEvictionRequestInformerWithOptions(client kubernetes.Interface, nam
 	gvr := schema.GroupVersionResource{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictionrequests"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*lifecyclev1alpha1.EvictionRequest](
-		&ctrlcache.ListWatch[*lifecyclev1alpha1.EvictionRequest]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*lifecyclev1alpha1.EvictionRequest]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedEvictionRequestInformerWithOptions(client kubernetes.Interface, nam
 				if err != nil {
 					return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{}, err
 				}
-				return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedEvictionRequestInformerWithOptions(client kubernetes.Interface, nam
 				}
 				return client.LifecycleV1alpha1().EvictionRequests(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

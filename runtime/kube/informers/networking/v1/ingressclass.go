@@ -105,7 +105,7 @@ func NewTypedIngressClassInformerWithOptions(client kubernetes.Interface, option
 	gvr := schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*networkingv1.IngressClass](
-		&ctrlcache.ListWatch[*networkingv1.IngressClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*networkingv1.IngressClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1.IngressClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedIngressClassInformerWithOptions(client kubernetes.Interface, option
 				if err != nil {
 					return ctrlcache.ListPage[*networkingv1.IngressClass]{}, err
 				}
-				return ctrlcache.ListPage[*networkingv1.IngressClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*networkingv1.IngressClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedIngressClassInformerWithOptions(client kubernetes.Interface, option
 				}
 				return client.NetworkingV1().IngressClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

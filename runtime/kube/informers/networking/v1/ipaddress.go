@@ -105,7 +105,7 @@ func NewTypedIPAddressInformerWithOptions(client kubernetes.Interface, options i
 	gvr := schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ipaddresses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*networkingv1.IPAddress](
-		&ctrlcache.ListWatch[*networkingv1.IPAddress]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*networkingv1.IPAddress]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1.IPAddress], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedIPAddressInformerWithOptions(client kubernetes.Interface, options i
 				if err != nil {
 					return ctrlcache.ListPage[*networkingv1.IPAddress]{}, err
 				}
-				return ctrlcache.ListPage[*networkingv1.IPAddress]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*networkingv1.IPAddress]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedIPAddressInformerWithOptions(client kubernetes.Interface, options i
 				}
 				return client.NetworkingV1().IPAddresses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

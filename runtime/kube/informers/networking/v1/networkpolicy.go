@@ -106,7 +106,7 @@ func NewTypedNetworkPolicyInformerWithOptions(client kubernetes.Interface, names
 	gvr := schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*networkingv1.NetworkPolicy](
-		&ctrlcache.ListWatch[*networkingv1.NetworkPolicy]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*networkingv1.NetworkPolicy]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1.NetworkPolicy], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedNetworkPolicyInformerWithOptions(client kubernetes.Interface, names
 				if err != nil {
 					return ctrlcache.ListPage[*networkingv1.NetworkPolicy]{}, err
 				}
-				return ctrlcache.ListPage[*networkingv1.NetworkPolicy]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*networkingv1.NetworkPolicy]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedNetworkPolicyInformerWithOptions(client kubernetes.Interface, names
 				}
 				return client.NetworkingV1().NetworkPolicies(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

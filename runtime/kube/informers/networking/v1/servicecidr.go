@@ -105,7 +105,7 @@ func NewTypedServiceCIDRInformerWithOptions(client kubernetes.Interface, options
 	gvr := schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "servicecidrs"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*networkingv1.ServiceCIDR](
-		&ctrlcache.ListWatch[*networkingv1.ServiceCIDR]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*networkingv1.ServiceCIDR]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1.ServiceCIDR], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedServiceCIDRInformerWithOptions(client kubernetes.Interface, options
 				if err != nil {
 					return ctrlcache.ListPage[*networkingv1.ServiceCIDR]{}, err
 				}
-				return ctrlcache.ListPage[*networkingv1.ServiceCIDR]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*networkingv1.ServiceCIDR]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedServiceCIDRInformerWithOptions(client kubernetes.Interface, options
 				}
 				return client.NetworkingV1().ServiceCIDRs().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

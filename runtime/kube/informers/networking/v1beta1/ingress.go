@@ -106,7 +106,7 @@ func NewTypedIngressInformerWithOptions(client kubernetes.Interface, namespace s
 	gvr := schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1beta1", Resource: "ingresses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*networkingv1beta1.Ingress](
-		&ctrlcache.ListWatch[*networkingv1beta1.Ingress]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*networkingv1beta1.Ingress]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1beta1.Ingress], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedIngressInformerWithOptions(client kubernetes.Interface, namespace s
 				if err != nil {
 					return ctrlcache.ListPage[*networkingv1beta1.Ingress]{}, err
 				}
-				return ctrlcache.ListPage[*networkingv1beta1.Ingress]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*networkingv1beta1.Ingress]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedIngressInformerWithOptions(client kubernetes.Interface, namespace s
 				}
 				return client.NetworkingV1beta1().Ingresses(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

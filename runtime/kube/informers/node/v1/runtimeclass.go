@@ -105,7 +105,7 @@ func NewTypedRuntimeClassInformerWithOptions(client kubernetes.Interface, option
 	gvr := schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*nodev1.RuntimeClass](
-		&ctrlcache.ListWatch[*nodev1.RuntimeClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*nodev1.RuntimeClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*nodev1.RuntimeClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedRuntimeClassInformerWithOptions(client kubernetes.Interface, option
 				if err != nil {
 					return ctrlcache.ListPage[*nodev1.RuntimeClass]{}, err
 				}
-				return ctrlcache.ListPage[*nodev1.RuntimeClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*nodev1.RuntimeClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedRuntimeClassInformerWithOptions(client kubernetes.Interface, option
 				}
 				return client.NodeV1().RuntimeClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

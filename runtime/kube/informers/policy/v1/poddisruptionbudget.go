@@ -106,7 +106,7 @@ func NewTypedPodDisruptionBudgetInformerWithOptions(client kubernetes.Interface,
 	gvr := schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*policyv1.PodDisruptionBudget](
-		&ctrlcache.ListWatch[*policyv1.PodDisruptionBudget]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*policyv1.PodDisruptionBudget]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*policyv1.PodDisruptionBudget], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedPodDisruptionBudgetInformerWithOptions(client kubernetes.Interface,
 				if err != nil {
 					return ctrlcache.ListPage[*policyv1.PodDisruptionBudget]{}, err
 				}
-				return ctrlcache.ListPage[*policyv1.PodDisruptionBudget]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*policyv1.PodDisruptionBudget]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedPodDisruptionBudgetInformerWithOptions(client kubernetes.Interface,
 				}
 				return client.PolicyV1().PodDisruptionBudgets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedClusterRoleInformerWithOptions(client kubernetes.Interface, options
 	gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "clusterroles"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*rbacv1alpha1.ClusterRole](
-		&ctrlcache.ListWatch[*rbacv1alpha1.ClusterRole]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*rbacv1alpha1.ClusterRole]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*rbacv1alpha1.ClusterRole], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedClusterRoleInformerWithOptions(client kubernetes.Interface, options
 				if err != nil {
 					return ctrlcache.ListPage[*rbacv1alpha1.ClusterRole]{}, err
 				}
-				return ctrlcache.ListPage[*rbacv1alpha1.ClusterRole]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*rbacv1alpha1.ClusterRole]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedClusterRoleInformerWithOptions(client kubernetes.Interface, options
 				}
 				return client.RbacV1alpha1().ClusterRoles().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

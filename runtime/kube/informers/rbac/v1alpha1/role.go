@@ -106,7 +106,7 @@ func NewTypedRoleInformerWithOptions(client kubernetes.Interface, namespace stri
 	gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1alpha1", Resource: "roles"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*rbacv1alpha1.Role](
-		&ctrlcache.ListWatch[*rbacv1alpha1.Role]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*rbacv1alpha1.Role]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*rbacv1alpha1.Role], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedRoleInformerWithOptions(client kubernetes.Interface, namespace stri
 				if err != nil {
 					return ctrlcache.ListPage[*rbacv1alpha1.Role]{}, err
 				}
-				return ctrlcache.ListPage[*rbacv1alpha1.Role]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*rbacv1alpha1.Role]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedRoleInformerWithOptions(client kubernetes.Interface, namespace stri
 				}
 				return client.RbacV1alpha1().Roles(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedClusterRoleBindingInformerWithOptions(client kubernetes.Interface, 
 	gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "clusterrolebindings"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*rbacv1beta1.ClusterRoleBinding](
-		&ctrlcache.ListWatch[*rbacv1beta1.ClusterRoleBinding]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*rbacv1beta1.ClusterRoleBinding]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*rbacv1beta1.ClusterRoleBinding], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedClusterRoleBindingInformerWithOptions(client kubernetes.Interface, 
 				if err != nil {
 					return ctrlcache.ListPage[*rbacv1beta1.ClusterRoleBinding]{}, err
 				}
-				return ctrlcache.ListPage[*rbacv1beta1.ClusterRoleBinding]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*rbacv1beta1.ClusterRoleBinding]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedClusterRoleBindingInformerWithOptions(client kubernetes.Interface, 
 				}
 				return client.RbacV1beta1().ClusterRoleBindings().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

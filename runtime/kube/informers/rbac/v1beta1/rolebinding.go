@@ -106,7 +106,7 @@ func NewTypedRoleBindingInformerWithOptions(client kubernetes.Interface, namespa
 	gvr := schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1beta1", Resource: "rolebindings"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*rbacv1beta1.RoleBinding](
-		&ctrlcache.ListWatch[*rbacv1beta1.RoleBinding]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*rbacv1beta1.RoleBinding]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*rbacv1beta1.RoleBinding], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedRoleBindingInformerWithOptions(client kubernetes.Interface, namespa
 				if err != nil {
 					return ctrlcache.ListPage[*rbacv1beta1.RoleBinding]{}, err
 				}
-				return ctrlcache.ListPage[*rbacv1beta1.RoleBinding]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*rbacv1beta1.RoleBinding]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedRoleBindingInformerWithOptions(client kubernetes.Interface, namespa
 				}
 				return client.RbacV1beta1().RoleBindings(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

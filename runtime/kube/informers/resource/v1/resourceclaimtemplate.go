@@ -106,7 +106,7 @@ func NewTypedResourceClaimTemplateInformerWithOptions(client kubernetes.Interfac
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1", Resource: "resourceclaimtemplates"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1.ResourceClaimTemplate](
-		&ctrlcache.ListWatch[*resourcev1.ResourceClaimTemplate]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1.ResourceClaimTemplate]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1.ResourceClaimTemplate], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedResourceClaimTemplateInformerWithOptions(client kubernetes.Interfac
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1.ResourceClaimTemplate]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1.ResourceClaimTemplate]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1.ResourceClaimTemplate]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedResourceClaimTemplateInformerWithOptions(client kubernetes.Interfac
 				}
 				return client.ResourceV1().ResourceClaimTemplates(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

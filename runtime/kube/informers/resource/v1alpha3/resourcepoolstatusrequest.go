@@ -105,7 +105,7 @@ func NewTypedResourcePoolStatusRequestInformerWithOptions(client kubernetes.Inte
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1alpha3", Resource: "resourcepoolstatusrequests"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1alpha3.ResourcePoolStatusRequest](
-		&ctrlcache.ListWatch[*resourcev1alpha3.ResourcePoolStatusRequest]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1alpha3.ResourcePoolStatusRequest]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedResourcePoolStatusRequestInformerWithOptions(client kubernetes.Inte
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedResourcePoolStatusRequestInformerWithOptions(client kubernetes.Inte
 				}
 				return client.ResourceV1alpha3().ResourcePoolStatusRequests().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedResourceClaimInformerWithOptions(client kubernetes.Interface, names
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta1", Resource: "resourceclaims"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1beta1.ResourceClaim](
-		&ctrlcache.ListWatch[*resourcev1beta1.ResourceClaim]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1beta1.ResourceClaim]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1beta1.ResourceClaim], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedResourceClaimInformerWithOptions(client kubernetes.Interface, names
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1beta1.ResourceClaim]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1beta1.ResourceClaim]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1beta1.ResourceClaim]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedResourceClaimInformerWithOptions(client kubernetes.Interface, names
 				}
 				return client.ResourceV1beta1().ResourceClaims(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedDeviceTaintRuleInformerWithOptions(client kubernetes.Interface, opt
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "devicetaintrules"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1beta2.DeviceTaintRule](
-		&ctrlcache.ListWatch[*resourcev1beta2.DeviceTaintRule]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1beta2.DeviceTaintRule]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1beta2.DeviceTaintRule], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedDeviceTaintRuleInformerWithOptions(client kubernetes.Interface, opt
 				if err != nil {
 					return ctrlcache.ListPage[*resourcev1beta2.DeviceTaintRule]{}, err
 				}
-				return ctrlcache.ListPage[*resourcev1beta2.DeviceTaintRule]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*resourcev1beta2.DeviceTaintRule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedDeviceTaintRuleInformerWithOptions(client kubernetes.Interface, opt
 				}
 				return client.ResourceV1beta2().DeviceTaintRules().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

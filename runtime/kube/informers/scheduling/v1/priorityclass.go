@@ -105,7 +105,7 @@ func NewTypedPriorityClassInformerWithOptions(client kubernetes.Interface, optio
 	gvr := schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*schedulingv1.PriorityClass](
-		&ctrlcache.ListWatch[*schedulingv1.PriorityClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*schedulingv1.PriorityClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*schedulingv1.PriorityClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedPriorityClassInformerWithOptions(client kubernetes.Interface, optio
 				if err != nil {
 					return ctrlcache.ListPage[*schedulingv1.PriorityClass]{}, err
 				}
-				return ctrlcache.ListPage[*schedulingv1.PriorityClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*schedulingv1.PriorityClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedPriorityClassInformerWithOptions(client kubernetes.Interface, optio
 				}
 				return client.SchedulingV1().PriorityClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedCompositePodGroupInformerWithOptions(client kubernetes.Interface, n
 	gvr := schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "compositepodgroups"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*schedulingv1alpha3.CompositePodGroup](
-		&ctrlcache.ListWatch[*schedulingv1alpha3.CompositePodGroup]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*schedulingv1alpha3.CompositePodGroup]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedCompositePodGroupInformerWithOptions(client kubernetes.Interface, n
 				if err != nil {
 					return ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup]{}, err
 				}
-				return ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedCompositePodGroupInformerWithOptions(client kubernetes.Interface, n
 				}
 				return client.SchedulingV1alpha3().CompositePodGroups(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

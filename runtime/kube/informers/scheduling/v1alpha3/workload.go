@@ -106,7 +106,7 @@ func NewTypedWorkloadInformerWithOptions(client kubernetes.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "workloads"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*schedulingv1alpha3.Workload](
-		&ctrlcache.ListWatch[*schedulingv1alpha3.Workload]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*schedulingv1alpha3.Workload]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*schedulingv1alpha3.Workload], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedWorkloadInformerWithOptions(client kubernetes.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*schedulingv1alpha3.Workload]{}, err
 				}
-				return ctrlcache.ListPage[*schedulingv1alpha3.Workload]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*schedulingv1alpha3.Workload]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedWorkloadInformerWithOptions(client kubernetes.Interface, namespace 
 				}
 				return client.SchedulingV1alpha3().Workloads(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedCSIStorageCapacityInformerWithOptions(client kubernetes.Interface, 
 	gvr := schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "csistoragecapacities"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagev1.CSIStorageCapacity](
-		&ctrlcache.ListWatch[*storagev1.CSIStorageCapacity]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagev1.CSIStorageCapacity]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagev1.CSIStorageCapacity], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedCSIStorageCapacityInformerWithOptions(client kubernetes.Interface, 
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1.CSIStorageCapacity]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1.CSIStorageCapacity]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1.CSIStorageCapacity]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedCSIStorageCapacityInformerWithOptions(client kubernetes.Interface, 
 				}
 				return client.StorageV1().CSIStorageCapacities(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedVolumeAttachmentInformerWithOptions(client kubernetes.Interface, op
 	gvr := schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattachments"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagev1.VolumeAttachment](
-		&ctrlcache.ListWatch[*storagev1.VolumeAttachment]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagev1.VolumeAttachment]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagev1.VolumeAttachment], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedVolumeAttachmentInformerWithOptions(client kubernetes.Interface, op
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1.VolumeAttachment]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1.VolumeAttachment]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1.VolumeAttachment]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedVolumeAttachmentInformerWithOptions(client kubernetes.Interface, op
 				}
 				return client.StorageV1().VolumeAttachments().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedVolumeAttributesClassInformerWithOptions(client kubernetes.Interfac
 	gvr := schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "volumeattributesclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagev1.VolumeAttributesClass](
-		&ctrlcache.ListWatch[*storagev1.VolumeAttributesClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagev1.VolumeAttributesClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagev1.VolumeAttributesClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedVolumeAttributesClassInformerWithOptions(client kubernetes.Interfac
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1.VolumeAttributesClass]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1.VolumeAttributesClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1.VolumeAttributesClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedVolumeAttributesClassInformerWithOptions(client kubernetes.Interfac
 				}
 				return client.StorageV1().VolumeAttributesClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

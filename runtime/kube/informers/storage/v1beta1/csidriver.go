@@ -105,7 +105,7 @@ func NewTypedCSIDriverInformerWithOptions(client kubernetes.Interface, options i
 	gvr := schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csidrivers"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagev1beta1.CSIDriver](
-		&ctrlcache.ListWatch[*storagev1beta1.CSIDriver]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagev1beta1.CSIDriver]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagev1beta1.CSIDriver], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedCSIDriverInformerWithOptions(client kubernetes.Interface, options i
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1beta1.CSIDriver]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1beta1.CSIDriver]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1beta1.CSIDriver]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedCSIDriverInformerWithOptions(client kubernetes.Interface, options i
 				}
 				return client.StorageV1beta1().CSIDrivers().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedCSINodeInformerWithOptions(client kubernetes.Interface, options int
 	gvr := schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "csinodes"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagev1beta1.CSINode](
-		&ctrlcache.ListWatch[*storagev1beta1.CSINode]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagev1beta1.CSINode]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagev1beta1.CSINode], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedCSINodeInformerWithOptions(client kubernetes.Interface, options int
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1beta1.CSINode]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1beta1.CSINode]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1beta1.CSINode]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedCSINodeInformerWithOptions(client kubernetes.Interface, options int
 				}
 				return client.StorageV1beta1().CSINodes().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedStorageClassInformerWithOptions(client kubernetes.Interface, option
 	gvr := schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1beta1", Resource: "storageclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagev1beta1.StorageClass](
-		&ctrlcache.ListWatch[*storagev1beta1.StorageClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagev1beta1.StorageClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagev1beta1.StorageClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedStorageClassInformerWithOptions(client kubernetes.Interface, option
 				if err != nil {
 					return ctrlcache.ListPage[*storagev1beta1.StorageClass]{}, err
 				}
-				return ctrlcache.ListPage[*storagev1beta1.StorageClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagev1beta1.StorageClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedStorageClassInformerWithOptions(client kubernetes.Interface, option
 				}
 				return client.StorageV1beta1().StorageClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedStorageVersionMigrationInformerWithOptions(client kubernetes.Interf
 	gvr := schema.GroupVersionResource{Group: "storagemigration.k8s.io", Version: "v1", Resource: "storageversionmigrations"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagemigrationv1.StorageVersionMigration](
-		&ctrlcache.ListWatch[*storagemigrationv1.StorageVersionMigration]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagemigrationv1.StorageVersionMigration]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedStorageVersionMigrationInformerWithOptions(client kubernetes.Interf
 				if err != nil {
 					return ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration]{}, err
 				}
-				return ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedStorageVersionMigrationInformerWithOptions(client kubernetes.Interf
 				}
 				return client.StoragemigrationV1().StorageVersionMigrations().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedFooInformerWithOptions(client versioned.Interface, namespace string
 	gvr := schema.GroupVersionResource{Group: "samplecontroller.example.com", Version: "v1alpha1", Resource: "foos"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*samplecontrollerv1alpha1.Foo](
-		&ctrlcache.ListWatch[*samplecontrollerv1alpha1.Foo]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*samplecontrollerv1alpha1.Foo]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedFooInformerWithOptions(client versioned.Interface, namespace string
 				if err != nil {
 					return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{}, err
 				}
-				return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedFooInformerWithOptions(client versioned.Interface, namespace string
 				}
 				return client.SamplecontrollerV1alpha1().Foos(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

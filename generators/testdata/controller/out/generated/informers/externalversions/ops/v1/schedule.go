@@ -105,7 +105,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, options int
 	gvr := schema.GroupVersionResource{Group: "ops.example.com", Version: "v1", Resource: "schedules"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*opsv1.Schedule](
-		&ctrlcache.ListWatch[*opsv1.Schedule]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*opsv1.Schedule]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*opsv1.Schedule], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, options int
 				if err != nil {
 					return ctrlcache.ListPage[*opsv1.Schedule]{}, err
 				}
-				return ctrlcache.ListPage[*opsv1.Schedule]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*opsv1.Schedule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, options int
 				}
 				return client.OpsV1().Schedules().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedGatewayClassInformerWithOptions(client versioned.Interface, options
 	gvr := schema.GroupVersionResource{Group: "gateway.example.com", Version: "v1", Resource: "gatewayclasses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*gatewayv1.GatewayClass](
-		&ctrlcache.ListWatch[*gatewayv1.GatewayClass]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*gatewayv1.GatewayClass]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*gatewayv1.GatewayClass], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedGatewayClassInformerWithOptions(client versioned.Interface, options
 				if err != nil {
 					return ctrlcache.ListPage[*gatewayv1.GatewayClass]{}, err
 				}
-				return ctrlcache.ListPage[*gatewayv1.GatewayClass]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*gatewayv1.GatewayClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedGatewayClassInformerWithOptions(client versioned.Interface, options
 				}
 				return client.GatewayV1().GatewayClasses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedGadgetInformerWithOptions(client versioned.Interface, namespace str
 	gvr := schema.GroupVersionResource{Group: "my-widgets.tools.example.com", Version: "v1", Resource: "gadgets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*widgetsv1.Gadget](
-		&ctrlcache.ListWatch[*widgetsv1.Gadget]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*widgetsv1.Gadget]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*widgetsv1.Gadget], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedGadgetInformerWithOptions(client versioned.Interface, namespace str
 				if err != nil {
 					return ctrlcache.ListPage[*widgetsv1.Gadget]{}, err
 				}
-				return ctrlcache.ListPage[*widgetsv1.Gadget]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*widgetsv1.Gadget]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedGadgetInformerWithOptions(client versioned.Interface, namespace str
 				}
 				return client.WidgetsV1().Gadgets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

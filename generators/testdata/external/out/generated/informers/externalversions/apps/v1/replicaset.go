@@ -106,7 +106,7 @@ func NewTypedReplicaSetInformerWithOptions(client versioned.Interface, namespace
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.ReplicaSet](
-		&ctrlcache.ListWatch[*appsv1.ReplicaSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1.ReplicaSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.ReplicaSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedReplicaSetInformerWithOptions(client versioned.Interface, namespace
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1.ReplicaSet]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1.ReplicaSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.ReplicaSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedReplicaSetInformerWithOptions(client versioned.Interface, namespace
 				}
 				return client.AppsV1().ReplicaSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedStatefulSetInformerWithOptions(client versioned.Interface, namespac
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.StatefulSet](
-		&ctrlcache.ListWatch[*appsv1.StatefulSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1.StatefulSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.StatefulSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedStatefulSetInformerWithOptions(client versioned.Interface, namespac
 				if err != nil {
 					return ctrlcache.ListPage[*appsv1.StatefulSet]{}, err
 				}
-				return ctrlcache.ListPage[*appsv1.StatefulSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*appsv1.StatefulSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedStatefulSetInformerWithOptions(client versioned.Interface, namespac
 				}
 				return client.AppsV1().StatefulSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedComponentStatusInformerWithOptions(client versioned.Interface, opti
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "componentstatuses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ComponentStatus](
-		&ctrlcache.ListWatch[*corev1.ComponentStatus]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.ComponentStatus]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ComponentStatus], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedComponentStatusInformerWithOptions(client versioned.Interface, opti
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.ComponentStatus]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.ComponentStatus]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ComponentStatus]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedComponentStatusInformerWithOptions(client versioned.Interface, opti
 				}
 				return client.CoreV1().ComponentStatuses().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedConfigMapInformerWithOptions(client versioned.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "configmaps"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](
-		&ctrlcache.ListWatch[*corev1.ConfigMap]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.ConfigMap]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ConfigMap], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedConfigMapInformerWithOptions(client versioned.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.ConfigMap]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.ConfigMap]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ConfigMap]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedConfigMapInformerWithOptions(client versioned.Interface, namespace 
 				}
 				return client.CoreV1().ConfigMaps(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

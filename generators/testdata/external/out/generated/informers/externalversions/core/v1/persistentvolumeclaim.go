@@ -106,7 +106,7 @@ func NewTypedPersistentVolumeClaimInformerWithOptions(client versioned.Interface
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "persistentvolumeclaims"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.PersistentVolumeClaim](
-		&ctrlcache.ListWatch[*corev1.PersistentVolumeClaim]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.PersistentVolumeClaim]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.PersistentVolumeClaim], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedPersistentVolumeClaimInformerWithOptions(client versioned.Interface
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.PersistentVolumeClaim]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.PersistentVolumeClaim]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.PersistentVolumeClaim]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedPersistentVolumeClaimInformerWithOptions(client versioned.Interface
 				}
 				return client.CoreV1().PersistentVolumeClaims(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

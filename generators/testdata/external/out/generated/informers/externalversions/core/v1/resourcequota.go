@@ -106,7 +106,7 @@ func NewTypedResourceQuotaInformerWithOptions(client versioned.Interface, namesp
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "resourcequotas"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ResourceQuota](
-		&ctrlcache.ListWatch[*corev1.ResourceQuota]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.ResourceQuota]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ResourceQuota], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedResourceQuotaInformerWithOptions(client versioned.Interface, namesp
 				if err != nil {
 					return ctrlcache.ListPage[*corev1.ResourceQuota]{}, err
 				}
-				return ctrlcache.ListPage[*corev1.ResourceQuota]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*corev1.ResourceQuota]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedResourceQuotaInformerWithOptions(client versioned.Interface, namesp
 				}
 				return client.CoreV1().ResourceQuotas(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedShelfInformerWithOptions(client versioned.Interface, namespace stri
 	gvr := schema.GroupVersionResource{Group: "store.example.com", Version: "v1", Resource: "shelves"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storev1.Shelf](
-		&ctrlcache.ListWatch[*storev1.Shelf]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storev1.Shelf]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storev1.Shelf], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedShelfInformerWithOptions(client versioned.Interface, namespace stri
 				if err != nil {
 					return ctrlcache.ListPage[*storev1.Shelf]{}, err
 				}
-				return ctrlcache.ListPage[*storev1.Shelf]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*storev1.Shelf]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedShelfInformerWithOptions(client versioned.Interface, namespace stri
 				}
 				return client.StoreV1().Shelves(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedDockInformerWithOptions(client versioned.Interface, namespace strin
 	gvr := schema.GroupVersionResource{Group: "docks.example.com", Version: "v1beta1", Resource: "docks"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*docksv1beta1.Dock](
-		&ctrlcache.ListWatch[*docksv1beta1.Dock]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*docksv1beta1.Dock]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*docksv1beta1.Dock], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedDockInformerWithOptions(client versioned.Interface, namespace strin
 				if err != nil {
 					return ctrlcache.ListPage[*docksv1beta1.Dock]{}, err
 				}
-				return ctrlcache.ListPage[*docksv1beta1.Dock]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*docksv1beta1.Dock]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedDockInformerWithOptions(client versioned.Interface, namespace strin
 				}
 				return client.DocksV1beta1().Docks(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedShipInformerWithOptions(client versioned.Interface, namespace strin
 	gvr := schema.GroupVersionResource{Group: "ships.example.com", Version: "v1beta1", Resource: "ships"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*shipsv1beta1.Ship](
-		&ctrlcache.ListWatch[*shipsv1beta1.Ship]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*shipsv1beta1.Ship]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shipsv1beta1.Ship], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedShipInformerWithOptions(client versioned.Interface, namespace strin
 				if err != nil {
 					return ctrlcache.ListPage[*shipsv1beta1.Ship]{}, err
 				}
-				return ctrlcache.ListPage[*shipsv1beta1.Ship]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*shipsv1beta1.Ship]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedShipInformerWithOptions(client versioned.Interface, namespace strin
 				}
 				return client.ShipsV1beta1().Ships(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

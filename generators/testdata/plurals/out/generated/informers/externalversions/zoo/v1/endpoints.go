@@ -106,7 +106,7 @@ func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "endpointses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*zoov1.Endpoints](
-		&ctrlcache.ListWatch[*zoov1.Endpoints]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*zoov1.Endpoints]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*zoov1.Endpoints], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*zoov1.Endpoints]{}, err
 				}
-				return ctrlcache.ListPage[*zoov1.Endpoints]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*zoov1.Endpoints]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedEndpointsInformerWithOptions(client versioned.Interface, namespace 
 				}
 				return client.ZooV1().Endpointses(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedIngressInformerWithOptions(client versioned.Interface, namespace st
 	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "ingresses"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*zoov1.Ingress](
-		&ctrlcache.ListWatch[*zoov1.Ingress]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*zoov1.Ingress]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*zoov1.Ingress], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedIngressInformerWithOptions(client versioned.Interface, namespace st
 				if err != nil {
 					return ctrlcache.ListPage[*zoov1.Ingress]{}, err
 				}
-				return ctrlcache.ListPage[*zoov1.Ingress]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*zoov1.Ingress]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedIngressInformerWithOptions(client versioned.Interface, namespace st
 				}
 				return client.ZooV1().Ingresses(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

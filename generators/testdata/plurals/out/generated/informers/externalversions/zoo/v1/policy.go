@@ -106,7 +106,7 @@ func NewTypedPolicyInformerWithOptions(client versioned.Interface, namespace str
 	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "policies"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*zoov1.Policy](
-		&ctrlcache.ListWatch[*zoov1.Policy]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*zoov1.Policy]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*zoov1.Policy], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedPolicyInformerWithOptions(client versioned.Interface, namespace str
 				if err != nil {
 					return ctrlcache.ListPage[*zoov1.Policy]{}, err
 				}
-				return ctrlcache.ListPage[*zoov1.Policy]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*zoov1.Policy]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedPolicyInformerWithOptions(client versioned.Interface, namespace str
 				}
 				return client.ZooV1().Policies(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedPoolInformerWithOptions(client versioned.Interface, namespace strin
 	gvr := schema.GroupVersionResource{Group: "fleet.example.com", Version: "v1", Resource: "pools"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*fleetv1.Pool](
-		&ctrlcache.ListWatch[*fleetv1.Pool]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*fleetv1.Pool]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*fleetv1.Pool], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedPoolInformerWithOptions(client versioned.Interface, namespace strin
 				if err != nil {
 					return ctrlcache.ListPage[*fleetv1.Pool]{}, err
 				}
-				return ctrlcache.ListPage[*fleetv1.Pool]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*fleetv1.Pool]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedPoolInformerWithOptions(client versioned.Interface, namespace strin
 				}
 				return client.FleetV1().Pools(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

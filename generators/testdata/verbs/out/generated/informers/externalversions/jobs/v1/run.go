@@ -106,7 +106,7 @@ func NewTypedRunInformerWithOptions(client versioned.Interface, namespace string
 	gvr := schema.GroupVersionResource{Group: "jobs.example.com", Version: "v1", Resource: "runs"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*jobsv1.Run](
-		&ctrlcache.ListWatch[*jobsv1.Run]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*jobsv1.Run]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*jobsv1.Run], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedRunInformerWithOptions(client versioned.Interface, namespace string
 				if err != nil {
 					return ctrlcache.ListPage[*jobsv1.Run]{}, err
 				}
-				return ctrlcache.ListPage[*jobsv1.Run]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*jobsv1.Run]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedRunInformerWithOptions(client versioned.Interface, namespace string
 				}
 				return client.JobsV1().Runs(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, namespace s
 	gvr := schema.GroupVersionResource{Group: "jobs.example.com", Version: "v1", Resource: "schedules"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*jobsv1.Schedule](
-		&ctrlcache.ListWatch[*jobsv1.Schedule]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*jobsv1.Schedule]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*jobsv1.Schedule], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, namespace s
 				if err != nil {
 					return ctrlcache.ListPage[*jobsv1.Schedule]{}, err
 				}
-				return ctrlcache.ListPage[*jobsv1.Schedule]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*jobsv1.Schedule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedScheduleInformerWithOptions(client versioned.Interface, namespace s
 				}
 				return client.JobsV1().Schedules(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

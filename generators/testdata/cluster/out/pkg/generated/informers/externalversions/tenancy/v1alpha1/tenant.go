@@ -111,7 +111,7 @@ func NewTypedTenantInformerWithOptions(client versioned.Interface, options inter
 	gvr := schema.GroupVersionResource{Group: "tenancy.example.com", Version: "v1alpha1", Resource: "tenants"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*tenancyv1alpha1.Tenant](
-		&ctrlcache.ListWatch[*tenancyv1alpha1.Tenant]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*tenancyv1alpha1.Tenant]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*tenancyv1alpha1.Tenant], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -120,7 +120,7 @@ func NewTypedTenantInformerWithOptions(client versioned.Interface, options inter
 				if err != nil {
 					return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{}, err
 				}
-				return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -128,7 +128,7 @@ func NewTypedTenantInformerWithOptions(client versioned.Interface, options inter
 				}
 				return client.TenancyV1alpha1().Tenants().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

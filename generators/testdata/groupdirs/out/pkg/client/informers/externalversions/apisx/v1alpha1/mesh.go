@@ -106,7 +106,7 @@ func NewTypedMeshInformerWithOptions(client versioned.Interface, namespace strin
 	gvr := schema.GroupVersionResource{Group: "networking.x-k8s.io", Version: "v1alpha1", Resource: "meshes"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*networkingv1alpha1.Mesh](
-		&ctrlcache.ListWatch[*networkingv1alpha1.Mesh]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*networkingv1alpha1.Mesh]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1alpha1.Mesh], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedMeshInformerWithOptions(client versioned.Interface, namespace strin
 				if err != nil {
 					return ctrlcache.ListPage[*networkingv1alpha1.Mesh]{}, err
 				}
-				return ctrlcache.ListPage[*networkingv1alpha1.Mesh]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*networkingv1alpha1.Mesh]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedMeshInformerWithOptions(client versioned.Interface, namespace strin
 				}
 				return client.NetworkingV1alpha1().Meshes(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

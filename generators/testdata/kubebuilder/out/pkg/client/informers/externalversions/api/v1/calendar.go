@@ -105,7 +105,7 @@ func NewTypedCalendarInformerWithOptions(client versioned.Interface, options int
 	gvr := schema.GroupVersionResource{Group: "batch.tutorial.kubebuilder.io", Version: "v1", Resource: "calendars"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.Calendar](
-		&ctrlcache.ListWatch[*batchv1.Calendar]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*batchv1.Calendar]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.Calendar], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedCalendarInformerWithOptions(client versioned.Interface, options int
 				if err != nil {
 					return ctrlcache.ListPage[*batchv1.Calendar]{}, err
 				}
-				return ctrlcache.ListPage[*batchv1.Calendar]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*batchv1.Calendar]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedCalendarInformerWithOptions(client versioned.Interface, options int
 				}
 				return client.BatchV1().Calendars().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedMemcachedInformerWithOptions(client versioned.Interface, namespace 
 	gvr := schema.GroupVersionResource{Group: "cache.example.com", Version: "v1", Resource: "memcacheds"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*cachev1.Memcached](
-		&ctrlcache.ListWatch[*cachev1.Memcached]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*cachev1.Memcached]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*cachev1.Memcached], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedMemcachedInformerWithOptions(client versioned.Interface, namespace 
 				if err != nil {
 					return ctrlcache.ListPage[*cachev1.Memcached]{}, err
 				}
-				return ctrlcache.ListPage[*cachev1.Memcached]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*cachev1.Memcached]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedMemcachedInformerWithOptions(client versioned.Interface, namespace 
 				}
 				return client.CacheV1().Memcacheds(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,
