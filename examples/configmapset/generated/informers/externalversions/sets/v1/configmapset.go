@@ -106,7 +106,7 @@ func NewTypedConfigMapSetInformerWithOptions(client versioned.Interface, namespa
 	gvr := schema.GroupVersionResource{Group: "sets.ctrlgen.io", Version: "v1", Resource: "configmapsets"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*setsv1.ConfigMapSet](
-		&ctrlcache.ListWatch[*setsv1.ConfigMapSet]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*setsv1.ConfigMapSet]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*setsv1.ConfigMapSet], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedConfigMapSetInformerWithOptions(client versioned.Interface, namespa
 				if err != nil {
 					return ctrlcache.ListPage[*setsv1.ConfigMapSet]{}, err
 				}
-				return ctrlcache.ListPage[*setsv1.ConfigMapSet]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*setsv1.ConfigMapSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedConfigMapSetInformerWithOptions(client versioned.Interface, namespa
 				}
 				return client.SetsV1().ConfigMapSets(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,
