@@ -26,9 +26,8 @@ type Options struct {
 }
 
 // Build returns the CRD of every root kind in the packages roots (import
-// paths, loaded in prog), sorted by file. A root kind is a type marked
-// +kubebuilder:object:root, +genclient or +ctrlgen:controller that embeds
-// metav1.TypeMeta and metav1.ObjectMeta, in a package with +groupName.
+// paths, loaded in prog), sorted by file: of every type that embeds
+// metav1.TypeMeta and metav1.ObjectMeta in a package with +groupName.
 func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, error) {
 	x := &index{prog: prog, pkgs: map[string]*pkgInfo{}}
 	s := &schemas{x: x, raw: map[model.TypeRef]*model.Schema{}, flat: map[model.TypeRef]*model.Schema{}}
@@ -36,7 +35,11 @@ func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, er
 		name string
 		t    *typeInfo
 	}
-	kinds := map[[2]string][]version{} // {group, kind}
+	type apiPackage struct {
+		p              *pkgInfo
+		group, version string
+	}
+	var pkgs []apiPackage
 	for _, path := range roots {
 		p, err := x.pkg(path)
 		if err != nil {
@@ -50,10 +53,24 @@ func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, er
 		if v, ok := markers.VersionName.Get(p.markers); ok {
 			ver = v
 		}
-		for _, t := range p.types {
+		pkgs = append(pkgs, apiPackage{p, group, ver})
+	}
+	// As controller-gen: a kind is a type that embeds metav1.TypeMeta and
+	// metav1.ObjectMeta, and its versions are the group's packages that
+	// declare a type of that name (such as gateway-api's
+	// "type Gateway v1.Gateway" in v1beta1).
+	kinds := map[[2]string][]version{} // {group, kind}
+	for _, a := range pkgs {
+		for _, t := range a.p.types {
 			if isRootKind(s, t) {
-				k := [2]string{group, t.name}
-				kinds[k] = append(kinds[k], version{ver, t})
+				kinds[[2]string{a.group, t.name}] = nil
+			}
+		}
+	}
+	for k := range kinds {
+		for _, a := range pkgs {
+			if t := a.p.types[k[1]]; a.group == k[0] && t != nil {
+				kinds[k] = append(kinds[k], version{a.version, t})
 			}
 		}
 	}
@@ -132,12 +149,12 @@ func dedupe(errs []error) []error {
 	return out
 }
 
-// isRootKind says whether t is a kind a CRD is made for.
+// isRootKind says whether t is a kind a CRD is made for: a Kubernetes
+// object, embedding metav1.TypeMeta and metav1.ObjectMeta. Such types are
+// the ones marked +kubebuilder:object:root, +genclient or
+// +ctrlgen:controller (list types embed metav1.ListMeta); controller-gen
+// asks for no marker, and neither does ctrlgen.
 func isRootKind(s *schemas, t *typeInfo) bool {
-	root, _ := markers.ObjectRoot.Get(t.markers)
-	if !root && !markers.GenClient.Has(t.markers) && !markers.Controller.Has(t.markers) {
-		return false
-	}
 	var typeMeta, objectMeta bool
 	for _, f := range t.fields {
 		if !f.embedded {

@@ -38,7 +38,8 @@ type pkgInfo struct {
 }
 
 type fileInfo struct {
-	imports map[string]string // local name → import path; guessed for unnamed imports
+	imports map[string]string // local name → import path, for named imports
+	guessed map[string]string // likely package name → import path, for the others
 	paths   []string          // every import path, to resolve a name the guess misses
 }
 
@@ -91,15 +92,15 @@ func (x *index) read(lp *loader.Package) *pkgInfo {
 	fset := x.prog.Fset
 	var pkgLines []markers.Line
 	for _, f := range lp.Files {
-		fi := &fileInfo{imports: map[string]string{}}
+		fi := &fileInfo{imports: map[string]string{}, guessed: map[string]string{}}
 		for _, imp := range f.Syntax.Imports {
 			ip, _ := strconv.Unquote(imp.Path.Value)
-			fi.paths = append(fi.paths, ip)
-			name := guessName(ip)
 			if imp.Name != nil {
-				name = imp.Name.Name
+				fi.imports[imp.Name.Name] = ip
+				continue
 			}
-			fi.imports[name] = ip
+			fi.paths = append(fi.paths, ip)
+			fi.guessed[guessName(ip)] = ip
 		}
 		scanned := markers.Scan(fset, f.Syntax, f.IsDoc())
 		pkgLines = append(pkgLines, scanned.Package...)
@@ -225,7 +226,14 @@ func guessName(p string) string {
 // lookupSelector resolves pkgName.Name in file f.
 func (x *index) lookupSelector(f *fileInfo, pkgName, name string) (*typeInfo, error) {
 	if ip, ok := f.imports[pkgName]; ok {
-		if p, err := x.pkg(ip); err == nil && (p.name == pkgName || len(f.paths) == 1) {
+		p, err := x.pkg(ip)
+		if err != nil {
+			return nil, err
+		}
+		return typeIn(p, name)
+	}
+	if ip, ok := f.guessed[pkgName]; ok {
+		if p, err := x.pkg(ip); err == nil && p.name == pkgName {
 			return typeIn(p, name)
 		}
 	}

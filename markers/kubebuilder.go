@@ -19,13 +19,17 @@ type ValidationMarker[T any] struct {
 }
 
 func defineValidation[T any](name string, parse Parser[T], syntax, help string) ValidationMarker[T] {
+	define := Define[T]
+	if strings.HasPrefix(syntax, ":") {
+		define = DefineArgs[T]
+	}
 	full := "kubebuilder:validation:" + name
 	items := "kubebuilder:validation:items:" + name
 	return ValidationMarker[T]{
-		Field:      Define(full, TargetField, parse, "+"+full+syntax, help),
-		Type:       Define(full, TargetType, parse, "+"+full+syntax, help),
-		ItemsField: Define(items, TargetField, parse, "+"+items+syntax, "for array items: "+help),
-		ItemsType:  Define(items, TargetType, parse, "+"+items+syntax, "for array items: "+help),
+		Field:      define(full, TargetField, parse, "+"+full+syntax, help),
+		Type:       define(full, TargetType, parse, "+"+full+syntax, help),
+		ItemsField: define(items, TargetField, parse, "+"+items+syntax, "for array items: "+help),
+		ItemsType:  define(items, TargetType, parse, "+"+items+syntax, "for array items: "+help),
 	}
 }
 
