@@ -219,13 +219,14 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The CRDs are built before the generators run, which only read the
+	// model; the generators' errors come first.
+	var crdErr error
 	if slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Name() == "crd" }) {
-		if err := buildCRDs(cfg, prog, project); err != nil {
-			return nil, err
-		}
+		crdErr = buildCRDs(cfg, prog, project)
 	}
 	genFiles, err := runGenerators(gens, project)
-	if err != nil {
+	if err := errors.Join(err, crdErr); err != nil {
 		return nil, err
 	}
 	files, err := format(genFiles, project.Boilerplate)
