@@ -20,8 +20,9 @@ const metav1 = "k8s.io/apimachinery/pkg/apis/meta/v1"
 type Options struct {
 	// Dir is the directory of the manifests: <Dir>/<group>_<plural>.yaml.
 	Dir string
-	// PluralExceptions are as the clients'; a kind's plural is the one its
-	// typed client uses, so that client and CRD agree.
+	// PluralExceptions are as the clients' (nil means
+	// plural.DefaultExceptions); a kind's plural is the one its typed
+	// client uses, so that client and CRD agree.
 	PluralExceptions map[string]string
 }
 
@@ -175,7 +176,11 @@ func isRootKind(s *schemas, t *typeInfo) bool {
 }
 
 func newCRD(group, kind string, opts Options, t *typeInfo) *model.CRD {
-	pl := strings.ToLower(plural.Of(kind, opts.PluralExceptions))
+	exceptions := opts.PluralExceptions
+	if exceptions == nil {
+		exceptions = plural.DefaultExceptions
+	}
+	pl := strings.ToLower(plural.Of(kind, exceptions))
 	if name, ok := markers.ResourceName.Get(t.markers); ok {
 		pl = name
 	}

@@ -96,7 +96,7 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 			errs = append(errs, err)
 		case bytes.Equal(old, f.Content), f.Once:
 			p.Unchanged++
-		case !loader.IsGenerated(old):
+		case !loader.IsGenerated(old) && !bytes.HasPrefix(old, []byte(gen.YAMLHeader+"\n")):
 			errs = append(errs, fmt.Errorf("%s exists and is not a generated file; not overwriting it", f.Path))
 		default:
 			p.Writes = append(p.Writes, Change{File: f, Old: old})

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/mod/modfile"
 	"golang.org/x/tools/go/packages"
 	cgcrd "sigs.k8s.io/controller-tools/pkg/crd"
 	"sigs.k8s.io/controller-tools/pkg/genall"
@@ -272,20 +273,28 @@ func tempModule(t testing.TB, src, module string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod, err := os.ReadFile("../go.mod")
+	data, err := os.ReadFile("../go.mod")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var req strings.Builder
-	req.WriteString("module " + module + "\n\ngo 1.26.0\n\nrequire (\n")
-	for _, line := range strings.Split(string(gomod), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "k8s.io/") || strings.HasPrefix(line, "sigs.k8s.io/") {
-			req.WriteString("\t" + strings.TrimSuffix(line, " // indirect") + "\n")
-		}
+	bench, err := modfile.Parse("go.mod", data, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	req.WriteString(")\n")
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(req.String()), 0o644); err != nil {
+	benchDir, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mod strings.Builder
+	mod.WriteString("module " + module + "\n\ngo " + bench.Go.Version + "\n\nrequire (\n")
+	for _, r := range bench.Require {
+		mod.WriteString("\t" + r.Mod.Path + " " + r.Mod.Version + "\n")
+	}
+	mod.WriteString(")\n")
+	for _, r := range bench.Replace {
+		mod.WriteString("\nreplace " + r.Old.Path + " => " + filepath.Join(benchDir, r.New.Path) + "\n")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := os.ReadFile("../go.sum")

@@ -6,5 +6,6 @@ import (
 	_ "github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/v1"
 	_ "sigs.k8s.io/cluster-api/api/bootstrap/kubeadm/v1beta1"
 	_ "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	_ "sigs.k8s.io/controller-runtime/pkg/scheme"
 	_ "sigs.k8s.io/gateway-api/apis/v1"
 )
