@@ -18,7 +18,9 @@ var (
 	crdGatewayAPI = &crdInput{name: "gateway-api", module: "sigs.k8s.io/gateway-api", patterns: []string{"./apis/...", "./apisx/..."},
 		src: func(tb testing.TB) string { return genrun.ModuleSource(tb, "sigs.k8s.io/gateway-api", "v1.6.3") }, dirs: []string{"apis", "apisx"}}
 	crdMarkers = &crdInput{name: "crdmarkers", module: "example.com/crdmarkers", patterns: []string{"./apis/..."},
-		src: func(testing.TB) string { return filepath.Join(genrun.RepoDir, "generators", "testdata", "crdmarkers", "in") }, dirs: []string{"apis"}}
+		src: func(testing.TB) string {
+			return filepath.Join(genrun.RepoDir, "generators", "testdata", "crdmarkers", "in")
+		}, dirs: []string{"apis"}}
 )
 
 type crdInput struct {
