@@ -1,6 +1,7 @@
 package crdschema
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -120,8 +121,9 @@ func flattenAllOf(sc *model.Schema, errs *[]error) {
 // are kept side by side in dst's allOf ("hoisted"), except for the fields
 // that merge: properties (recursively), required (a union), the value
 // schema of a map, the list and map types, and CEL rules (src's first).
-// Pointer fields always differ, as they do for controller-gen's
-// reflection, which compares pointers.
+// controller-gen compares pointer fields (default, maximum, maxLength…)
+// by address, and a type used twice shares its values' pointers, so two
+// uses of one type merge without hoisting; ctrlgen compares values.
 func mergeInto(dst, src *model.Schema, errs *[]error) {
 	for _, e := range src.AllOf {
 		mergeInto(dst, e, errs)
@@ -157,9 +159,10 @@ func mergeInto(dst, src *model.Schema, errs *[]error) {
 	str(&dst.Format, src.Format, func(r *model.Schema, v string) { r.Format = v })
 	str(&dst.Pattern, src.Pattern, func(r *model.Schema, v string) { r.Pattern = v })
 	if len(src.Default) > 0 {
-		if len(dst.Default) == 0 {
+		switch {
+		case len(dst.Default) == 0:
 			dst.Default = src.Default
-		} else {
+		case !bytes.Equal(dst.Default, src.Default):
 			hoist(func(rem, from *model.Schema) { rem.Default = from.Default }, func() { dst.Default = nil })
 		}
 	}
@@ -168,6 +171,7 @@ func mergeInto(dst, src *model.Schema, errs *[]error) {
 		case s == nil:
 		case *d == nil:
 			*d = s
+		case **d == *s:
 		default:
 			hoisted = true
 			set(&dstRem, *d)
@@ -175,12 +179,12 @@ func mergeInto(dst, src *model.Schema, errs *[]error) {
 			*d = nil
 		}
 	}
-	intPtr := func(d **int64, s *int64, set func(rem *model.Schema, v *int64), equalMerges bool) {
+	intPtr := func(d **int64, s *int64, set func(rem *model.Schema, v *int64)) {
 		switch {
 		case s == nil:
 		case *d == nil:
 			*d = s
-		case equalMerges && **d == *s:
+		case **d == *s:
 		default:
 			hoisted = true
 			set(&dstRem, *d)
@@ -197,12 +201,12 @@ func mergeInto(dst, src *model.Schema, errs *[]error) {
 	dst.Nullable = dst.Nullable || src.Nullable
 	dst.XEmbeddedResource = dst.XEmbeddedResource || src.XEmbeddedResource
 	dst.XIntOrString = dst.XIntOrString || src.XIntOrString
-	intPtr(&dst.MaxLength, src.MaxLength, func(r *model.Schema, v *int64) { r.MaxLength = v }, false)
-	intPtr(&dst.MinLength, src.MinLength, func(r *model.Schema, v *int64) { r.MinLength = v }, false)
-	intPtr(&dst.MaxItems, src.MaxItems, func(r *model.Schema, v *int64) { r.MaxItems = v }, false)
-	intPtr(&dst.MinItems, src.MinItems, func(r *model.Schema, v *int64) { r.MinItems = v }, false)
-	intPtr(&dst.MaxProperties, src.MaxProperties, func(r *model.Schema, v *int64) { r.MaxProperties = v }, true)
-	intPtr(&dst.MinProperties, src.MinProperties, func(r *model.Schema, v *int64) { r.MinProperties = v }, true)
+	intPtr(&dst.MaxLength, src.MaxLength, func(r *model.Schema, v *int64) { r.MaxLength = v })
+	intPtr(&dst.MinLength, src.MinLength, func(r *model.Schema, v *int64) { r.MinLength = v })
+	intPtr(&dst.MaxItems, src.MaxItems, func(r *model.Schema, v *int64) { r.MaxItems = v })
+	intPtr(&dst.MinItems, src.MinItems, func(r *model.Schema, v *int64) { r.MinItems = v })
+	intPtr(&dst.MaxProperties, src.MaxProperties, func(r *model.Schema, v *int64) { r.MaxProperties = v })
+	intPtr(&dst.MinProperties, src.MinProperties, func(r *model.Schema, v *int64) { r.MinProperties = v })
 	if len(src.Enum) > 0 && len(dst.Enum) == 0 {
 		dst.Enum = append([]json.RawMessage(nil), src.Enum...)
 	}

@@ -12,6 +12,7 @@ var realProjects = []Input{
 	{Name: "gateway-api", Dir: ".", Patterns: []string{"sigs.k8s.io/gateway-api/apis/...", "sigs.k8s.io/gateway-api/apisx/..."}},
 	{Name: "cluster-api", Dir: ".", Patterns: []string{"sigs.k8s.io/cluster-api/api/..."}},
 	{Name: "external-snapshotter", Dir: ".", Patterns: []string{"github.com/kubernetes-csi/external-snapshotter/client/v8/apis/volumesnapshot/..."}},
+	{Name: "prometheus-operator", Dir: ".", Patterns: []string{"github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/..."}},
 	{Name: "mydemo", Dir: ".", Patterns: []string{"github.com/ctrlgen/ctrlgen/examples/mydemo/apis/..."}},
 }
 
@@ -71,6 +72,7 @@ func TestEquivalence(t *testing.T) {
 			if len(cg) == 0 {
 				t.Fatal("controller-gen wrote no CRD")
 			}
+			t.Logf("%d CRDs", len(cg))
 			checkDifferences(t, in.Name, diffs)
 		})
 	}
