@@ -7,8 +7,10 @@ package crd
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v2"
 
@@ -26,17 +28,20 @@ func (Generator) Owns(p *model.Project, path string) bool {
 	return p.CRDDir != "" && filepath.Dir(path) == filepath.Clean(p.CRDDir) && strings.HasSuffix(path, ".yaml")
 }
 
-// Generate returns a file per CRD.
+// Generate returns a file per CRD, marshalled in parallel.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
-	var files []*gen.File
-	for _, c := range p.CRDs {
-		content, err := Marshal(c)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, gen.NewText(c.Path, content))
+	files := make([]*gen.File, len(p.CRDs))
+	errs := make([]error, len(p.CRDs))
+	var wg sync.WaitGroup
+	for i, c := range p.CRDs {
+		wg.Go(func() {
+			var content []byte
+			content, errs[i] = Marshal(c)
+			files[i] = gen.NewText(c.Path, content)
+		})
 	}
-	return files, nil
+	wg.Wait()
+	return files, errors.Join(errs...)
 }
 
 // Marshal returns the manifest of c with ctrlgen's header. The YAML is
