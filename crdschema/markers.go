@@ -407,7 +407,7 @@ func k8sEnum(_ bool, sc *model.Schema, t *typeInfo) error {
 	if t == nil {
 		return errors.New("k8s:enum must be set on a type, not a field")
 	}
-	_, u := (&schemas{}).underlyingLocal(t)
+	u := underlyingLocal(t)
 	if !isIdent(u, "string") {
 		return fmt.Errorf("enum type must be a string, not %s", t.name)
 	}
@@ -425,8 +425,9 @@ func k8sEnum(_ bool, sc *model.Schema, t *typeInfo) error {
 	return nil
 }
 
-// underlyingLocal follows named types within t's package only.
-func (s *schemas) underlyingLocal(t *typeInfo) (*typeInfo, ast.Expr) {
+// underlyingLocal is the type expression a chain of named types of t's
+// own package ends in, as go/types' Underlying for +k8s:enum.
+func underlyingLocal(t *typeInfo) ast.Expr {
 	for range 32 {
 		id, ok := t.spec.Type.(*ast.Ident)
 		if !ok || t.pkg.types[id.Name] == nil {
@@ -434,5 +435,5 @@ func (s *schemas) underlyingLocal(t *typeInfo) (*typeInfo, ast.Expr) {
 		}
 		t = t.pkg.types[id.Name]
 	}
-	return t, t.spec.Type
+	return t.spec.Type
 }
