@@ -23,6 +23,7 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/ctrlgen/ctrlgen/builder"
+	"github.com/ctrlgen/ctrlgen/crdschema"
 	"github.com/ctrlgen/ctrlgen/generators"
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
 	"github.com/ctrlgen/ctrlgen/generators/gen"
@@ -48,6 +49,10 @@ type Config struct {
 	// <ControllersDir>/<lower-case kind>; empty means "controllers" next
 	// to OutputDir (inside it when OutputDir is a module's root).
 	ControllersDir string
+	// CRDDir is where the crd generator writes the CustomResourceDefinitions,
+	// <CRDDir>/<group>_<plural>.yaml; empty means DefaultCRDDir, relative
+	// to Dir as every relative path.
+	CRDDir string
 	// BoilerplateFile is put on every file after the generated-code line.
 	BoilerplateFile string
 	// Generators selects generators by name; empty means all.
@@ -76,6 +81,11 @@ type Config struct {
 	// os.Stderr when nil.
 	Stdout, Stderr io.Writer
 }
+
+// DefaultCRDDir is CRDDir when none is given: kubebuilder's config/crd,
+// relative to the directory ctrlgen runs in (a go:generate line runs in
+// its file's directory, usually the project's root).
+const DefaultCRDDir = "config/crd"
 
 // ErrStale is returned by Run with Verify when generated files are not up
 // to date.
@@ -209,8 +219,14 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The CRDs are built before the generators run, which only read the
+	// model; the generators' errors come first.
+	var crdErr error
+	if slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Name() == "crd" }) {
+		crdErr = buildCRDs(cfg, prog, project)
+	}
 	genFiles, err := runGenerators(gens, project)
-	if err != nil {
+	if err := errors.Join(err, crdErr); err != nil {
 		return nil, err
 	}
 	files, err := format(genFiles, project.Boilerplate)
@@ -219,7 +235,7 @@ func Plan(cfg Config) (*Changes, error) {
 	}
 	// Stale files are removed only where the generators that ran write:
 	// an output directory at the module root holds other trees too.
-	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir,
+	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, ManifestDir: project.CRDDir,
 		Owns: func(path string) bool {
 			return slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Owns(project, path) })
 		}}
@@ -233,6 +249,28 @@ func Plan(cfg Config) (*Changes, error) {
 		return nil, err
 	}
 	return &Changes{Plan: plan, Files: files, Scope: scope}, nil
+}
+
+// buildCRDs fills the project's CRDs from the writable API packages: the
+// read-only ones (k8s.io/api given for its informers) are someone else's.
+func buildCRDs(cfg Config, prog *loader.Program, p *model.Project) error {
+	dir := cfg.CRDDir
+	if dir == "" {
+		dir = DefaultCRDDir
+	}
+	p.CRDDir = cfg.abs(dir)
+	var roots []string
+	for _, pkg := range p.Packages {
+		if !pkg.ReadOnly {
+			roots = append(roots, pkg.Path)
+		}
+	}
+	crds, err := crdschema.Build(prog, roots, crdschema.Options{Dir: p.CRDDir, PluralExceptions: cfg.PluralExceptions})
+	if err != nil {
+		return fmt.Errorf("crd: %w", err)
+	}
+	p.CRDs = crds
+	return nil
 }
 
 // builtinModel is the model of the k8s.io/api package pkg as the ctrlgen

@@ -177,7 +177,12 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 			b.report(diags)
 		}
 		for _, d := range scanned.Detached {
-			b.report(markers.All.Detached(d))
+			for _, diag := range markers.All.Detached(d) {
+				// A stray +optional in k8s.io/api is not the user's to fix.
+				if !diag.Warning || !lp.ReadOnly {
+					b.report([]markers.Diagnostic{diag})
+				}
+			}
 		}
 	}
 	var diags []markers.Diagnostic

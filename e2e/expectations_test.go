@@ -33,7 +33,7 @@ import (
 // too few and create duplicates. These tests run it on the real apiserver
 // with and without its expectations.
 
-const configMapSetCRDFile = "../examples/configmapset/config/crd.yaml"
+const configMapSetCRDFile = "../examples/configmapset/config/crd/sets.ctrlgen.io_configmapsets.yaml"
 
 // setLabel is the label the sets' selectors match their ConfigMaps by.
 const setLabel = "set"

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -22,9 +21,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
@@ -36,8 +35,9 @@ import (
 // Helpers for the tests that run the Mydemo example (examples/mydemo)
 // against the shared control plane.
 
-// mydemoCRDFile is the example's CRD, relative to this package.
-const mydemoCRDFile = "../examples/mydemo/config/crd.yaml"
+// mydemoCRDFile is the example's CRD, generated from its types by the
+// crd generator, relative to this package.
+const mydemoCRDFile = "../examples/mydemo/config/crd/crddemo.k8s.io_mydemos.yaml"
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
@@ -82,7 +82,7 @@ func createCRD(t *testing.T, e *testenv.Env, file string) {
 		t.Fatal(err)
 	}
 	crd := &unstructured.Unstructured{}
-	if err := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096).Decode(&crd.Object); err != nil {
+	if err := yaml.Unmarshal(raw, &crd.Object); err != nil {
 		t.Fatalf("decoding %s: %v", file, err)
 	}
 	dyn, err := dynamic.NewForConfig(e.Config())

@@ -3,6 +3,7 @@ package generators
 import (
 	"github.com/ctrlgen/ctrlgen/generators/clientset"
 	"github.com/ctrlgen/ctrlgen/generators/controller"
+	"github.com/ctrlgen/ctrlgen/generators/crd"
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
 	"github.com/ctrlgen/ctrlgen/generators/informer"
 	"github.com/ctrlgen/ctrlgen/generators/lister"
@@ -18,5 +19,6 @@ func All() []Generator {
 		lister.Generator{},
 		informer.Generator{},
 		controller.Generator{},
+		crd.Generator{},
 	}
 }

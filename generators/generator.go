@@ -11,7 +11,8 @@ import (
 // Generator produces one kind of output for a whole project.
 type Generator interface {
 	// Name is what --generators selects it by: deepcopy, register,
-	// clientset (with its fake and scheme), lister, informer, controller.
+	// clientset (with its fake and scheme), lister, informer, controller,
+	// crd.
 	Name() string
 	Generate(p *model.Project) ([]*gen.File, error)
 	// Owns reports whether a file at path (absolute) is one this

@@ -66,7 +66,8 @@ var (
 	ObjectGenerate = Define("kubebuilder:object:generate", TargetPackage|TargetType, BoolOrFlag,
 		"+kubebuilder:object:generate=true|false", "deep-copy functions (like +k8s:deepcopy-gen)")
 	Resource = DefineArgs("kubebuilder:resource", TargetType, resource,
-		"+kubebuilder:resource:path=<plural>,scope=Cluster|Namespaced", "the resource's plural and scope")
+		"+kubebuilder:resource:path=<plural>,scope=Cluster|Namespaced[,shortName=<name>;...][,categories=<name>;...][,singular=<name>]",
+		"the resource's names and scope")
 	StatusSubresource = Define("kubebuilder:subresource:status", TargetType, Flag,
 		"+kubebuilder:subresource:status", "the resource has a status subresource")
 
@@ -82,16 +83,16 @@ var (
 		"Reconcile is put off until the creations and deletions of owned objects it expects are observed")
 )
 
-// All is the registry of every marker ctrlgen reads. It owns "+genclient…"
-// and "+ctrlgen:…": unknown markers there are errors.
-var All = NewRegistry([]string{"genclient", "ctrlgen:"},
+// All is the registry of every marker ctrlgen reads. It owns "+genclient…",
+// "+kubebuilder:…" and "+ctrlgen:…": unknown markers there are errors.
+var All = NewRegistry([]string{"genclient", "kubebuilder:", "ctrlgen:"}, append([]Def{
 	GenClient, NonNamespaced, NoStatus, NoVerbs, Readonly, OnlyVerbs, SkipVerbs, Method, ResourceName,
 	GroupName, GroupGoName,
 	DeepCopyPackage, DeepCopyType, DeepCopyInterfaces, DeepCopyNonPointer,
 	ClientGen, ListerGen, InformerGen, RegisterGen,
 	ObjectRoot, ObjectGenerate, Resource, StatusSubresource,
 	Controller, ControllerOwns, ControllerFinalizer, ControllerExpectations,
-)
+}, crdDefs()...)...)
 
 func genclient(arg string) (bool, error) {
 	if arg != "" {
@@ -295,38 +296,44 @@ func deepCopyValue(arg string, values []string) (value string, register bool, er
 	return value, register, nil
 }
 
-// ResourceSpec is what ctrlgen reads of "+kubebuilder:resource".
+// ResourceSpec is a "+kubebuilder:resource" value.
 type ResourceSpec struct {
 	Path string
 	// Scope is "Cluster", "Namespaced" or empty.
-	Scope string
+	Scope                 string
+	ShortName, Categories []string
+	Singular              string
 }
 
 func resource(arg string) (ResourceSpec, error) {
 	var r ResourceSpec
-	rest, ok := strings.CutPrefix(arg, ":")
-	if !ok {
+	if !strings.HasPrefix(arg, ":") {
 		return r, errors.New("needs arguments: +kubebuilder:resource:key=value,...")
 	}
-	kvs, err := SplitArgs(rest)
-	if err != nil {
-		return r, err
-	}
-	for _, kv := range kvs {
-		switch kv.Key {
+	err := args(arg, nil, func(key string, v *valueScanner) error {
+		switch key {
 		case "path":
-			if !resourceRE.MatchString(kv.Value) {
-				return r, fmt.Errorf("path %q is not a lower-case resource name", kv.Value)
+			r.Path = v.str(false)
+			if !resourceRE.MatchString(r.Path) {
+				return fmt.Errorf("path %q is not a lower-case resource name", r.Path)
 			}
-			r.Path = kv.Value
 		case "scope":
-			if err := member(kv.Value, []string{"Cluster", "Namespaced"}); err != nil {
-				return r, fmt.Errorf("scope: %w", err)
+			r.Scope = v.str(false)
+			if err := member(r.Scope, []string{"Cluster", "Namespaced"}); err != nil {
+				return fmt.Errorf("scope: %w", err)
 			}
-			r.Scope = kv.Value
+		case "shortName":
+			r.ShortName = v.strings()
+		case "categories":
+			r.Categories = v.strings()
+		case "singular":
+			r.Singular = v.str(false)
+		default:
+			return unknownArg(key, "path", "scope", "shortName", "categories", "singular")
 		}
-	}
-	return r, nil
+		return nil
+	})
+	return r, err
 }
 
 // GroupVersionKind names a kind. Group is empty for the core group.

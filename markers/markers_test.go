@@ -25,7 +25,7 @@ func TestCollectTypedValues(t *testing.T) {
 		"genclient:method=UpdateScale,verb=update,subresource=scale,input=k8s.io/api/autoscaling/v1.Scale,result=k8s.io/api/autoscaling/v1.Scale",
 		"kubebuilder:resource:path=policies,scope=Cluster,shortName={po,pol}",
 		"k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object",
-		"optional",
+		"k8s:openapi-gen=true",
 		"listType=atomic",
 	), TargetType)
 	if len(diags) != 0 {
@@ -41,7 +41,7 @@ func TestCollectTypedValues(t *testing.T) {
 	if len(ms) != 2 || ms[0].V.Name != "GetScale" || ms[1].V.Input != (TypeName{"k8s.io/api/autoscaling/v1", "Scale"}) || ms[1].Pos.Line != 5 {
 		t.Errorf("methods = %+v", ms)
 	}
-	if r, _ := Resource.Get(s); r != (ResourceSpec{Path: "policies", Scope: "Cluster"}) {
+	if r, _ := Resource.Get(s); !reflect.DeepEqual(r, ResourceSpec{Path: "policies", Scope: "Cluster", ShortName: []string{"po", "pol"}}) {
 		t.Errorf("resource = %+v", r)
 	}
 	if in, _ := DeepCopyInterfaces.Get(s); len(in) != 1 || in[0].Name != "Object" {
@@ -263,6 +263,7 @@ func TestScanAttachment(t *testing.T) {
 		}
 	}
 	wantDetached := []string{
+		"types.go:11: warning: +listType not attached to any type or package; ignored",
 		"types.go:26: warning: +genclient ignored: 4 line(s) above type Qux is too far",
 		"types.go:33: warning: +genclient not attached to any type or package; ignored",
 	}

@@ -93,6 +93,10 @@ func (r *Registry) match(text string) ([]Def, string) {
 	for {
 		if defs, ok := r.byName[name]; ok {
 			arg := text[len(name):]
+			// controller-tools reads "+name:=value" as "+name=value".
+			if strings.HasPrefix(arg, ":=") {
+				arg = arg[1:]
+			}
 			if arg == "" || arg[0] == '=' || (arg[0] == ':' && defs[0].takesArgs()) {
 				return defs, arg
 			}

@@ -38,6 +38,11 @@ type Project struct {
 	ControllersDir string
 	ControllersPkg string
 
+	// CRDDir is where the crd generator writes manifests; CRDs are the
+	// CustomResourceDefinitions of the root kinds, filled only when it runs.
+	CRDDir string
+	CRDs   []*CRD
+
 	// Groups sorted by Group.Name, then by GoName.
 	Groups []*Group
 	// Packages are the API packages that were read, in load order.

@@ -42,6 +42,10 @@ type Scope struct {
 	// be written (Once files only when missing), and stale
 	// zz_generated.*.go files of its packages are removed.
 	ControllersDir string
+	// ManifestDir holds generated manifests (CRDs): any file directly in
+	// it may be written, and stale ones that start with gen.YAMLHeader
+	// removed.
+	ManifestDir string
 	// Owns, when set, limits the removal of generated files the run no
 	// longer produces to those it owns: where the generators that ran
 	// write.
@@ -92,7 +96,7 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 			errs = append(errs, err)
 		case bytes.Equal(old, f.Content), f.Once:
 			p.Unchanged++
-		case !loader.IsGenerated(old):
+		case !loader.IsGenerated(old) && !bytes.HasPrefix(old, []byte(gen.YAMLHeader+"\n")):
 			errs = append(errs, fmt.Errorf("%s exists and is not a generated file; not overwriting it", f.Path))
 		default:
 			p.Writes = append(p.Writes, Change{File: f, Old: old})
@@ -110,7 +114,8 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 }
 
 func (s Scope) allows(path string) error {
-	if within(s.OutputDir, path) || s.ControllersDir != "" && within(s.ControllersDir, path) {
+	if within(s.OutputDir, path) || s.ControllersDir != "" && within(s.ControllersDir, path) ||
+		s.ManifestDir != "" && filepath.Dir(path) == filepath.Clean(s.ManifestDir) {
 		return nil
 	}
 	dir, base := filepath.Split(path)
@@ -141,7 +146,7 @@ func (s Scope) stale(produced map[string]bool) ([]string, error) {
 		if produced[path] || !strings.HasSuffix(path, ".go") || s.Owns != nil && !s.Owns(path) {
 			return nil
 		}
-		ours, err := startsWithHeader(path)
+		ours, err := startsWith(path, gen.Header)
 		if ours {
 			out = append(out, path)
 		}
@@ -179,22 +184,40 @@ func (s Scope) stale(produced map[string]bool) ([]string, error) {
 			}
 		}
 	}
+	if s.ManifestDir != "" {
+		matches, err := filepath.Glob(filepath.Join(s.ManifestDir, "*.yaml"))
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range matches {
+			if produced[m] || s.Owns != nil && !s.Owns(m) {
+				continue
+			}
+			ours, err := startsWith(m, gen.YAMLHeader)
+			if err != nil {
+				return nil, err
+			}
+			if ours {
+				out = append(out, m)
+			}
+		}
+	}
 	sort.Strings(out)
 	return slices.Compact(out), nil
 }
 
-func startsWithHeader(path string) (bool, error) {
+func startsWith(path, header string) (bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	buf := make([]byte, len(gen.Header)+1)
+	buf := make([]byte, len(header)+1)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		return false, err
 	}
-	return bytes.Equal(buf[:n], []byte(gen.Header+"\n")), nil
+	return bytes.Equal(buf[:n], []byte(header+"\n")), nil
 }
 
 // Apply writes and removes what the plan says. Each file is written to a

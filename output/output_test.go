@@ -120,3 +120,39 @@ func TestControllersDir(t *testing.T) {
 		t.Errorf("removes %v, want %v", plan.Removes, want)
 	}
 }
+
+// TestManifestDir: CRDs are written in the manifest directory; a stale
+// one that ctrlgen wrote is removed, a hand-written one is neither removed
+// nor overwritten, and nothing below the directory is touched.
+func TestManifestDir(t *testing.T) {
+	yamlOurs := gen.YAMLHeader + "\n---\nkind: CustomResourceDefinition\n"
+	dir := setup(t, map[string]string{
+		"config/crd/a_kept.yaml":      yamlOurs,
+		"config/crd/a_stale.yaml":     yamlOurs,
+		"config/crd/handwritten.yaml": "kind: CustomResourceDefinition\n",
+		"config/crd/sub/stale.yaml":   yamlOurs,
+	})
+	crdDir := filepath.Join(dir, "config/crd")
+	scope := Scope{OutputDir: filepath.Join(dir, "out"), ManifestDir: crdDir}
+	files := []File{
+		{Path: filepath.Join(crdDir, "a_kept.yaml"), Content: []byte(yamlOurs)},
+		{Path: filepath.Join(crdDir, "b_new.yaml"), Content: []byte(yamlOurs)},
+	}
+	p, err := Compute(files, scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Writes) != 1 || filepath.Base(p.Writes[0].Path) != "b_new.yaml" {
+		t.Errorf("writes = %v", p.Writes)
+	}
+	if len(p.Removes) != 1 || filepath.Base(p.Removes[0]) != "a_stale.yaml" {
+		t.Errorf("removes = %v", p.Removes)
+	}
+	files = append(files, File{Path: filepath.Join(crdDir, "handwritten.yaml"), Content: []byte(yamlOurs)})
+	if _, err := Compute(files, scope); err == nil || !strings.Contains(err.Error(), "handwritten.yaml exists and is not a generated file") {
+		t.Errorf("overwriting a hand-written manifest: err = %v", err)
+	}
+	if _, err := Compute([]File{{Path: filepath.Join(crdDir, "sub", "x.yaml"), Content: []byte(yamlOurs)}}, scope); err == nil {
+		t.Error("a file below the manifest directory was allowed")
+	}
+}

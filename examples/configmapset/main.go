@@ -5,11 +5,11 @@
 // from creating duplicates while its cache has not yet seen its own
 // creates.
 //
-//	kubectl apply -f config/crd.yaml
+//	kubectl apply -f config/crd/
 //	go run ./examples/configmapset --kubeconfig ~/.kube/config --leader-elect=false
 package main
 
-//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated ./apis/...
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd ./apis/...
 
 import (
 	"context"

@@ -3,7 +3,7 @@
 // ConfigMap "<name>-config" rendered from the spec, owned by the Mydemo so
 // that the garbage collector deletes it with the Mydemo.
 //
-//	kubectl apply -f config/crd.yaml
+//	kubectl apply -f config/crd/crddemo.k8s.io_mydemos.yaml
 //	go run ./examples/mydemo --kubeconfig ~/.kube/config --leader-elect=false
 //	kubectl apply -f config/sample.yaml
 //
@@ -14,7 +14,7 @@
 // Lease is released; a second signal exits at once.
 package main
 
-//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated ./apis/...
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd ./apis/...
 
 import (
 	"context"

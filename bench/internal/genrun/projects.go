@@ -8,6 +8,11 @@ import "testing"
 // replaces. bench/apisurface compares the two tools' APIs on them;
 // bench/compat builds and tests the projects' controllers on ctrlgen's.
 
+// CodegenGenerators are ctrlgen's generators for what code-generator
+// writes: not the crd generator (external-snapshotter, for one, commits
+// CRDs of its own in config/crd, which ctrlgen would refuse to overwrite).
+const CodegenGenerators = "deepcopy,register,clientset,lister,informer,controller"
+
 // SampleControllerVersion is the k8s.io/sample-controller version used.
 // v0.37.2 is refused by the module proxy (403); v0.37.1 is the neighbour,
 // generated with code-generator v0.37.1.
@@ -25,7 +30,7 @@ func SampleController(tb testing.TB) *Input {
 		Name:   "sample-controller",
 		Module: "k8s.io/sample-controller",
 		Src:    ModuleSource(tb, "k8s.io/sample-controller", SampleControllerVersion),
-		CtrlgenArgs: []string{"--output-dir", "pkg/generated", "--boilerplate", "hack/boilerplate.go.txt",
+		CtrlgenArgs: []string{"--output-dir", "pkg/generated", "--boilerplate", "hack/boilerplate.go.txt", "--generators", CodegenGenerators,
 			"./pkg/apis/..."},
 		Codegen: KubeCodegen{In: "pkg/apis", Helpers: true, Register: true, OutDir: "pkg/generated"},
 	}
@@ -46,7 +51,7 @@ func ExternalSnapshotterClient(tb testing.TB) *Input {
 		Name:   "external-snapshotter",
 		Module: "github.com/kubernetes-csi/external-snapshotter/client/v8",
 		Src:    ModuleSource(tb, "github.com/kubernetes-csi/external-snapshotter/client/v8", ExternalSnapshotterVersion),
-		CtrlgenArgs: []string{"--output-dir", ".", "--boilerplate", "hack/boilerplate.go.txt",
+		CtrlgenArgs: []string{"--output-dir", ".", "--boilerplate", "hack/boilerplate.go.txt", "--generators", CodegenGenerators,
 			"./apis/..."},
 		Codegen: KubeCodegen{In: "apis", Helpers: true, OutDir: "."},
 	}
@@ -78,7 +83,7 @@ func GatewayAPI(tb testing.TB) *Input {
 		Name:   "gateway-api",
 		Module: "sigs.k8s.io/gateway-api",
 		Src:    ModuleSource(tb, "sigs.k8s.io/gateway-api", GatewayAPIVersion),
-		CtrlgenArgs: []string{"--output-dir", "pkg/client", "--boilerplate", "hack/boilerplate.go.txt",
+		CtrlgenArgs: []string{"--output-dir", "pkg/client", "--boilerplate", "hack/boilerplate.go.txt", "--generators", CodegenGenerators,
 			"./apis/...", "./apisx/..."},
 		Codegen: KubeCodegen{In: ".", Register: true, OutDir: "pkg/client",
 			Packages: []string{"apis/v1", "apis/v1alpha2", "apis/v1alpha3", "apis/v1beta1", "apisx/v1alpha1"}},

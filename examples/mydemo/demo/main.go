@@ -80,8 +80,9 @@ func run(ctx context.Context, dir string) error {
 		return err
 	}
 
-	step("installing the Mydemo CRD (%s/config/crd.yaml)", dir)
-	if err := apply(ctx, dyn, crdGVR, "", filepath.Join(dir, "config", "crd.yaml")); err != nil {
+	crdFile := filepath.Join(dir, "config", "crd", "crddemo.k8s.io_mydemos.yaml")
+	step("installing the Mydemo CRD that ctrlgen generated from apis/crddemo/v1/types.go (%s)", crdFile)
+	if err := apply(ctx, dyn, crdGVR, "", crdFile); err != nil {
 		return err
 	}
 	if err := waitFor(ctx, "the CRD to be served", func() (bool, error) {

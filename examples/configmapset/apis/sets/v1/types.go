@@ -13,6 +13,9 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // +ctrlgen:controller
 // +ctrlgen:controller:owns=core/v1.ConfigMap,adopt=spec.selector
 // +ctrlgen:controller:expectations
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Desired",type=integer,JSONPath=`.spec.replicas`
+// +kubebuilder:printcolumn:name="Current",type=integer,JSONPath=`.status.replicas`
 type ConfigMapSet struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -24,6 +27,7 @@ type ConfigMapSet struct {
 // ConfigMapSetSpec is what the user asks for.
 type ConfigMapSetSpec struct {
 	// Replicas is how many ConfigMaps the set keeps.
+	// +kubebuilder:validation:Minimum=0
 	Replicas int32 `json:"replicas"`
 	// Selector picks the set's ConfigMaps; the ConfigMaps it creates get
 	// its matchLabels.

@@ -19,9 +19,9 @@ type MemcachedStatus struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:path=memcacheds,scope=Namespaced
 
-// Memcached has kubebuilder markers and a Status field but no
-// +kubebuilder:subresource:status: client-gen still gives its client
-// UpdateStatus, and so does ctrlgen.
+// Memcached has kubebuilder markers and a Status field but no status
+// subresource marker: client-gen still gives its client UpdateStatus, and
+// so does ctrlgen.
 type Memcached struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`

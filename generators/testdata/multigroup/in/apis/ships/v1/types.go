@@ -3,6 +3,7 @@ package v1
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // +genclient
+// +kubebuilder:storageversion
 
 // Ship is served by ships.example.com/v1.
 type Ship struct {

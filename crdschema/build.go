@@ -1,0 +1,290 @@
+package crdschema
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctrlgen/ctrlgen/loader"
+	"github.com/ctrlgen/ctrlgen/markers"
+	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/plural"
+)
+
+const metav1 = "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// Options say where the CRDs go and how kinds are pluralised.
+type Options struct {
+	// Dir is the directory of the manifests: <Dir>/<group>_<plural>.yaml.
+	Dir string
+	// PluralExceptions are as the clients' (nil means
+	// plural.DefaultExceptions); a kind's plural is the one its typed
+	// client uses, so that client and CRD agree.
+	PluralExceptions map[string]string
+}
+
+// Build returns the CRD of every root kind in the packages roots (import
+// paths, loaded in prog), sorted by file: of every type that embeds
+// metav1.TypeMeta and metav1.ObjectMeta in a package with +groupName.
+func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, error) {
+	x := &index{prog: prog, pkgs: map[string]*pkgInfo{}}
+	s := &schemas{x: x, raw: map[model.TypeRef]*model.Schema{}, flat: map[model.TypeRef]*model.Schema{}}
+	type version struct {
+		name string
+		t    *typeInfo
+	}
+	type apiPackage struct {
+		p              *pkgInfo
+		group, version string
+	}
+	var pkgs []apiPackage
+	for _, path := range roots {
+		p, err := x.pkg(path)
+		if err != nil {
+			return nil, err
+		}
+		group, ok := markers.GroupName.Get(p.markers)
+		if !ok || markers.Skip.Has(p.markers) {
+			continue
+		}
+		ver := p.name
+		if v, ok := markers.VersionName.Get(p.markers); ok {
+			ver = v
+		}
+		pkgs = append(pkgs, apiPackage{p, group, ver})
+	}
+	// As controller-gen: a kind is a type that embeds metav1.TypeMeta and
+	// metav1.ObjectMeta, and its versions are the group's packages that
+	// declare a type of that name (such as gateway-api's
+	// "type Gateway v1.Gateway" in v1beta1).
+	kinds := map[[2]string][]version{} // {group, kind}
+	for _, a := range pkgs {
+		for _, t := range a.p.types {
+			if isRootKind(s, t) {
+				kinds[[2]string{a.group, t.name}] = nil
+			}
+		}
+	}
+	for k := range kinds {
+		for _, a := range pkgs {
+			if t := a.p.types[k[1]]; a.group == k[0] && t != nil {
+				kinds[k] = append(kinds[k], version{a.version, t})
+			}
+		}
+	}
+	keys := make([][2]string, 0, len(kinds))
+	for k := range kinds {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i][1]+"."+keys[i][0] < keys[j][1]+"."+keys[j][0] })
+	var out []*model.CRD
+	for _, k := range keys {
+		vs := kinds[k]
+		sort.SliceStable(vs, func(i, j int) bool { return vs[i].name < vs[j].name })
+		crd := newCRD(k[0], k[1], opts, vs[0].t)
+		for _, v := range vs {
+			root := s.resolved(model.TypeRef{Pkg: v.t.pkg.path, Name: v.t.name}).DeepCopy()
+			var errs []error
+			flattenAllOf(root, &errs)
+			for _, e := range errs {
+				s.errorf(at(v.t), "%s: %v", v.t.name, e)
+			}
+			if _, ok := root.Properties["metadata"]; ok {
+				root.Properties["metadata"] = &model.Schema{Type: "object"}
+			}
+			for _, e := range structural(root) {
+				s.errorf(at(v.t), "the schema of %s %s is not structural, the apiserver would reject it: %v", v.name, v.t.name, e)
+			}
+			crd.Spec.Versions = append(crd.Spec.Versions, model.CRDVersion{
+				Name: v.name, Served: true,
+				Schema: &model.CRDValidation{OpenAPIV3Schema: root},
+			})
+		}
+		for _, v := range vs {
+			s.errs = append(s.errs, applyCRDMarkers(crd, v.name, v.t)...)
+		}
+		crd.Metadata.Name = crd.Spec.Names.Plural + "." + crd.Spec.Group
+		crd.Path = filepath.Join(opts.Dir, crd.Spec.Group+"_"+crd.Spec.Names.Plural+".yaml")
+		if len(crd.Spec.Versions) == 0 {
+			continue
+		}
+		if len(crd.Spec.Versions) == 1 {
+			crd.Spec.Versions[0].Storage = true
+		}
+		storage, served := 0, false
+		for _, v := range crd.Spec.Versions {
+			if v.Storage {
+				storage++
+			}
+			served = served || v.Served
+		}
+		switch {
+		case storage == 0:
+			s.errorf(at(vs[0].t), "CRD for %s.%s has no storage version: mark one version's type +kubebuilder:storageversion", k[1], k[0])
+		case storage > 1:
+			s.errorf(at(vs[0].t), "CRD for %s.%s has %d storage versions; +kubebuilder:storageversion must mark one", k[1], k[0], storage)
+		case !served:
+			s.errorf(at(vs[0].t), "CRD for %s.%s serves no version", k[1], k[0])
+		}
+		out = append(out, crd)
+	}
+	if len(s.errs) > 0 {
+		return nil, errors.Join(dedupe(s.errs)...)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+func dedupe(errs []error) []error {
+	seen := map[string]bool{}
+	var out []error
+	for _, e := range errs {
+		if !seen[e.Error()] {
+			seen[e.Error()] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// isRootKind says whether t is a kind a CRD is made for: a Kubernetes
+// object, embedding metav1.TypeMeta and metav1.ObjectMeta. Such types are
+// the ones marked +kubebuilder:object:root, +genclient or
+// +ctrlgen:controller (list types embed metav1.ListMeta); controller-gen
+// asks for no marker, and neither does ctrlgen.
+func isRootKind(s *schemas, t *typeInfo) bool {
+	var typeMeta, objectMeta bool
+	for _, f := range t.fields {
+		if !f.embedded {
+			continue
+		}
+		sel, ok := f.expr.(*ast.SelectorExpr)
+		if !ok {
+			continue
+		}
+		nt := s.resolveNamed(t, sel)
+		if nt == nil || nt.pkg.path != metav1 {
+			continue
+		}
+		typeMeta = typeMeta || nt.name == "TypeMeta"
+		objectMeta = objectMeta || nt.name == "ObjectMeta"
+	}
+	return typeMeta && objectMeta
+}
+
+func newCRD(group, kind string, opts Options, t *typeInfo) *model.CRD {
+	exceptions := opts.PluralExceptions
+	if exceptions == nil {
+		exceptions = plural.DefaultExceptions
+	}
+	pl := strings.ToLower(plural.Of(kind, exceptions))
+	if name, ok := markers.ResourceName.Get(t.markers); ok {
+		pl = name
+	}
+	scope := "Namespaced"
+	if markers.NonNamespaced.Has(t.markers) {
+		scope = "Cluster"
+	}
+	return &model.CRD{
+		APIVersion: "apiextensions.k8s.io/v1",
+		Kind:       "CustomResourceDefinition",
+		Spec: model.CRDSpec{
+			Group: group,
+			Names: model.CRDNames{Kind: kind, ListKind: kind + "List", Plural: pl, Singular: strings.ToLower(kind)},
+			Scope: scope,
+		},
+	}
+}
+
+// applyCRDMarkers applies a version's type markers to the CRD, as
+// controller-gen's ApplyToCRD: names and scope from +kubebuilder:resource
+// (the last version's win), everything else to the version.
+func applyCRDMarkers(crd *model.CRD, version string, t *typeInfo) []error {
+	var v *model.CRDVersion
+	for i := range crd.Spec.Versions {
+		if crd.Spec.Versions[i].Name == version {
+			v = &crd.Spec.Versions[i]
+		}
+	}
+	if v == nil {
+		return nil
+	}
+	m := t.markers
+	var errs []error
+	if r, ok := markers.Resource.Get(m); ok {
+		if r.Path != "" {
+			crd.Spec.Names.Plural = r.Path
+		}
+		if r.Singular != "" {
+			crd.Spec.Names.Singular = r.Singular
+		}
+		crd.Spec.Names.ShortNames = r.ShortName
+		crd.Spec.Names.Categories = r.Categories
+		crd.Spec.Scope = "Namespaced"
+		if r.Scope != "" {
+			crd.Spec.Scope = r.Scope
+		}
+	}
+	subresources := func() *model.Subresources {
+		if v.Subresources == nil {
+			v.Subresources = &model.Subresources{}
+		}
+		return v.Subresources
+	}
+	if markers.StatusSubresource.Has(m) {
+		subresources().Status = &struct{}{}
+	}
+	if sc, ok := markers.ScaleSubresource.Get(m); ok {
+		subresources().Scale = &model.ScaleSubresource{SpecReplicasPath: sc.SpecPath, StatusReplicasPath: sc.StatusPath, LabelSelectorPath: sc.SelectorPath}
+	}
+	for _, c := range markers.PrintColumnMarker.All(m) {
+		subresources()
+		v.AdditionalPrinterColumns = append(v.AdditionalPrinterColumns, model.PrinterColumn{
+			Name: c.V.Name, Type: c.V.Type, JSONPath: c.V.JSONPath, Description: c.V.Description, Format: c.V.Format, Priority: c.V.Priority})
+	}
+	for _, f := range markers.SelectableField.All(m) {
+		v.SelectableFields = append(v.SelectableFields, model.SelectableField{JSONPath: f.V})
+	}
+	if markers.StorageVersion.Has(m) {
+		v.Storage = true
+	}
+	if markers.UnservedVersion.Has(m) {
+		v.Served = false
+	}
+	if w, ok := markers.DeprecatedVersion.Get(m); ok {
+		v.Deprecated = true
+		v.DeprecationWarning = w
+	}
+	for _, md := range markers.Metadata.All(m) {
+		for _, a := range md.V.Annotations {
+			k, val, _ := strings.Cut(a, "=")
+			if crd.Metadata.Annotations == nil {
+				crd.Metadata.Annotations = map[string]string{}
+			}
+			crd.Metadata.Annotations[k] = val
+		}
+		for _, l := range md.V.Labels {
+			k, val, _ := strings.Cut(l, "=")
+			if crd.Metadata.Labels == nil {
+				crd.Metadata.Labels = map[string]string{}
+			}
+			crd.Metadata.Labels[k] = val
+		}
+	}
+	if markers.SkipVersion.Has(m) {
+		if len(crd.Spec.Versions) == 1 {
+			errs = append(errs, fmt.Errorf("%s:%d: +kubebuilder:skipversion: cannot skip the only version", t.pos.Filename, t.pos.Line))
+		}
+		kept := crd.Spec.Versions[:0]
+		for _, cv := range crd.Spec.Versions {
+			if cv.Name != version {
+				kept = append(kept, cv)
+			}
+		}
+		crd.Spec.Versions = kept
+	}
+	return errs
+}
