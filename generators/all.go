@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"github.com/ctrlgen/ctrlgen/generators/applyconfiguration"
 	"github.com/ctrlgen/ctrlgen/generators/clientset"
 	"github.com/ctrlgen/ctrlgen/generators/controller"
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
@@ -14,6 +15,7 @@ func All() []Generator {
 	return []Generator{
 		deepcopy.Generator{},
 		register.Generator{},
+		applyconfiguration.Generator{},
 		clientset.Generator{},
 		lister.Generator{},
 		informer.Generator{},

@@ -7,6 +7,7 @@ import (
 	"go/types"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/loader"
@@ -39,6 +40,9 @@ type pkgIndex struct {
 type typeDecl struct {
 	spec  *ast.TypeSpec
 	scope *fileScope
+	// doc is the spec's doc comment, or its declaration's when the
+	// declaration holds that one spec only.
+	doc *ast.CommentGroup
 }
 
 // fileScope resolves the names one file uses.
@@ -62,7 +66,7 @@ func (g *Graph) Named(pkg, name string) (*Type, error) {
 	if !ok {
 		return nil, fmt.Errorf("type %s not found", key)
 	}
-	t := &Type{Name: key, Pos: g.fset.Position(decl.spec.Name.Pos())}
+	t := &Type{Name: key, Pos: g.fset.Position(decl.spec.Name.Pos()), Comments: commentLines(decl.doc)}
 	g.named[key] = t
 	if decl.spec.Assign.IsValid() {
 		target, err := decl.scope.resolve(decl.spec.Type)
@@ -119,11 +123,16 @@ func (s *fileScope) members(st *ast.StructType) ([]Member, error) {
 		if err != nil {
 			return nil, err
 		}
+		var tag string
+		if f.Tag != nil {
+			tag, _ = strconv.Unquote(f.Tag.Value)
+		}
+		doc := commentLines(f.Doc)
 		if len(f.Names) == 0 {
-			out = append(out, Member{Name: embeddedName(f.Type), Embedded: true, Type: ft})
+			out = append(out, Member{Name: embeddedName(f.Type), Embedded: true, Type: ft, Tag: tag, Comments: doc})
 		}
 		for _, n := range f.Names {
-			out = append(out, Member{Name: n.Name, Type: ft})
+			out = append(out, Member{Name: n.Name, Type: ft, Tag: tag, Comments: doc})
 		}
 	}
 	return out, nil
@@ -288,7 +297,11 @@ func (g *Graph) index(pkgPath string) (*pkgIndex, error) {
 				if d.Tok == token.TYPE {
 					for _, s := range d.Specs {
 						ts := s.(*ast.TypeSpec)
-						idx.types[ts.Name.Name] = typeDecl{spec: ts, scope: scope}
+						doc := ts.Doc
+						if doc == nil && len(d.Specs) == 1 {
+							doc = d.Doc
+						}
+						idx.types[ts.Name.Name] = typeDecl{spec: ts, scope: scope, doc: doc}
 					}
 				}
 			case *ast.FuncDecl:
@@ -355,4 +368,13 @@ func (s *fileScope) ref(e ast.Expr) Ref {
 		}
 	}
 	return r
+}
+
+// commentLines returns a comment group's lines without their comment
+// markers, as gengo's CommentLines.
+func commentLines(g *ast.CommentGroup) []string {
+	if g == nil {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(g.Text(), "\n"), "\n")
 }

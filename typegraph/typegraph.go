@@ -63,6 +63,9 @@ type Type struct {
 	Pos token.Position
 	// Why says what makes an Unsupported type unsupported.
 	Why string
+	// Comments are the lines of a named type's doc comment, without the
+	// comment markers: its "+" markers among them.
+	Comments []string
 
 	methods map[string]*Method
 	members []Member
@@ -75,6 +78,11 @@ type Member struct {
 	Name     string
 	Embedded bool
 	Type     *Type
+	// Tag is the field's struct tag, unquoted: `json:"name,omitempty"`.
+	Tag string
+	// Comments are the lines of the field's doc comment, without the
+	// comment markers.
+	Comments []string
 }
 
 // Method is a declared method's signature, as far as deep copies care.
