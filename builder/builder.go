@@ -116,7 +116,6 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
 	model.DeriveClientNames(p)
-	p.TypeConverterPkg = typeConverterPkg(p)
 	if opts.OutputDir != "" {
 		if err := model.FindUserExpansions(p); err != nil {
 			return nil, b.warnings, err
@@ -465,31 +464,3 @@ func (b *builder) clientGoApplyConfiguration(pkg, name string) bool {
 }
 
 const clientGoApplyConfigurations = "k8s.io/client-go/applyconfigurations"
-
-// typeConverterPkg is the package whose NewTypeConverter the fake
-// clientset's NewClientset uses: the generated apply configurations' when
-// a kind with the apply verb has them, client-go's when only k8s.io/api
-// kinds have it, the external ones'; "" without apply configurations.
-func typeConverterPkg(p *model.Project) string {
-	if p.ApplyConfigurationsPkg == "" || p.ApplyConfigurationsExternal {
-		return p.ApplyConfigurationsPkg
-	}
-	out := ""
-	for _, g := range p.Groups {
-		for _, v := range g.Versions {
-			for _, k := range v.Kinds {
-				if !k.Has(model.VerbApply) && !k.Has(model.VerbApplyStatus) {
-					continue
-				}
-				if strings.HasPrefix(v.ApplyConfigPkg, p.ApplyConfigurationsPkg+"/") {
-					return p.ApplyConfigurationsPkg
-				}
-				out = clientGoApplyConfigurations
-			}
-		}
-	}
-	if out == "" {
-		return p.ApplyConfigurationsPkg
-	}
-	return out
-}

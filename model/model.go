@@ -34,11 +34,6 @@ type Project struct {
 	// ApplyConfigurationsExternal is true when ApplyConfigurationsPkg is
 	// generated elsewhere: the applyconfiguration generator writes nothing.
 	ApplyConfigurationsExternal bool
-	// TypeConverterPkg is the apply configurations package whose
-	// NewTypeConverter gives the fake clientset the schema of the kinds:
-	// ApplyConfigurationsPkg, or client-go's when only k8s.io/api kinds
-	// have apply; "" without apply configurations.
-	TypeConverterPkg string
 	// ClientGoApplyConfiguration reports whether client-go ships an apply
 	// configuration for the type name of package pkg (k8s.io/api types),
 	// which generated apply configurations then use rather than copying

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctrlgen/ctrlgen/loader"
 )
@@ -20,6 +21,9 @@ type Source interface {
 
 // Graph resolves named types, each once.
 type Graph struct {
+	// mu serialises resolution: generators run concurrently and members
+	// are resolved on first use.
+	mu    sync.Mutex
 	src   Source
 	fset  *token.FileSet
 	named map[Name]*Type
@@ -54,6 +58,12 @@ type fileScope struct {
 
 // Named returns the type called name in package pkg.
 func (g *Graph) Named(pkg, name string) (*Type, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.lookupNamed(pkg, name)
+}
+
+func (g *Graph) lookupNamed(pkg, name string) (*Type, error) {
 	key := Name{pkg, name}
 	if t, ok := g.named[key]; ok {
 		return t, nil
@@ -66,7 +76,7 @@ func (g *Graph) Named(pkg, name string) (*Type, error) {
 	if !ok {
 		return nil, fmt.Errorf("type %s not found", key)
 	}
-	t := &Type{Name: key, Pos: g.fset.Position(decl.spec.Name.Pos()), Comments: commentLines(decl.doc)}
+	t := &Type{Name: key, Pos: g.fset.Position(decl.spec.Name.Pos()), Comments: commentLines(decl.doc), mu: &g.mu}
 	g.named[key] = t
 	if decl.spec.Assign.IsValid() {
 		target, err := decl.scope.resolve(decl.spec.Type)
@@ -109,7 +119,7 @@ func (s *fileScope) define(t *Type, spec *ast.TypeSpec) error {
 		t.Kind, t.Underlying = Alias, u.Underlying
 	case u.Kind == Struct:
 		t.Kind = Struct
-		t.resolveMembers = u.Members
+		t.resolveMembers = u.membersLocked
 	default:
 		t.Kind, t.Elem, t.Key, t.Len, t.Why = u.Kind, u.Elem, u.Key, u.Len, u.Why
 	}
@@ -170,7 +180,7 @@ func (s *fileScope) resolve(e ast.Expr) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.g.Named(pkg, e.Sel.Name)
+		return s.g.lookupNamed(pkg, e.Sel.Name)
 	case *ast.StarExpr:
 		return s.composite(Pointer, nil, e.X)
 	case *ast.ArrayType:
@@ -221,7 +231,7 @@ var builtins = map[string]Kind{
 
 func (s *fileScope) ident(name string) (*Type, error) {
 	if _, ok := s.pkg.types[name]; ok {
-		return s.g.Named(s.pkg.path, name)
+		return s.g.lookupNamed(s.pkg.path, name)
 	}
 	if name == "any" {
 		return &Type{Kind: Interface}, nil
@@ -233,7 +243,7 @@ func (s *fileScope) ident(name string) (*Type, error) {
 		if imp.Name != nil && imp.Name.Name == "." {
 			if idx, err := s.g.index(importPath(imp)); err == nil {
 				if _, ok := idx.types[name]; ok {
-					return s.g.Named(idx.path, name)
+					return s.g.lookupNamed(idx.path, name)
 				}
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"go/token"
 	"strings"
+	"sync"
 )
 
 // Kind is the shape of a type, as gengo classifies it.
@@ -69,8 +70,10 @@ type Type struct {
 
 	methods map[string]*Method
 	members []Member
-	// resolveMembers fills members on first use; nil once done.
+	// resolveMembers fills members on first use; nil once done. mu, the
+	// graph's, guards it for named types.
 	resolveMembers func() ([]Member, error)
+	mu             *sync.Mutex
 }
 
 // Member is a struct field.
@@ -105,6 +108,14 @@ func (t *Type) IsNamed() bool { return t.Name.Name != "" }
 
 // Members returns a struct's fields, resolving them on first use.
 func (t *Type) Members() ([]Member, error) {
+	if t.mu != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
+	return t.membersLocked()
+}
+
+func (t *Type) membersLocked() ([]Member, error) {
 	if t.resolveMembers != nil {
 		m, err := t.resolveMembers()
 		if err != nil {

@@ -45,7 +45,9 @@ func (Generator) Owns(p *model.Project, path string) bool {
 }
 
 // Generate returns the apply configurations; none when they are off or
-// another's, or when no kind has the apply verb.
+// another's. utils.go and internal.go are written even when no kind has
+// the apply verb, as applyconfiguration-gen does, so that the fake
+// clientset's NewClientset always has its NewTypeConverter.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	if p.ApplyConfigurationsPkg == "" || p.ApplyConfigurationsExternal {
 		return nil, nil
@@ -53,9 +55,6 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	g, err := newGraph(p)
 	if err != nil {
 		return nil, err
-	}
-	if len(g.targets) == 0 {
-		return nil, nil
 	}
 	var files []*gen.File
 	for _, tg := range g.targets {
@@ -129,10 +128,12 @@ func newGraph(p *model.Project) (*graph, error) {
 	}
 	inputs := map[string]*model.Version{}
 	for _, pkg := range p.Packages {
-		if pkg.Version == nil || !strings.HasPrefix(pkg.Version.ApplyConfigPkg, p.ApplyConfigurationsPkg+"/") {
-			continue // none, or client-go's
+		if pkg.Version == nil || pkg.Version.ApplyConfigPkg == "" {
+			continue
 		}
-		inputs[pkg.Path] = pkg.Version
+		if strings.HasPrefix(pkg.Version.ApplyConfigPkg, p.ApplyConfigurationsPkg+"/") {
+			inputs[pkg.Path] = pkg.Version
+		} // else client-go's, whose kinds the schema still describes
 		for _, k := range pkg.Version.Kinds {
 			if k.Type == nil {
 				continue

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // utils writes applyconfiguration/utils.go: ForKind over every apply
@@ -70,13 +69,7 @@ func (g *graph) internal() (*gen.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	var roots []*model.Kind
-	for _, k := range g.roots {
-		if _, ok := g.refs[k.Type.Name]; ok {
-			roots = append(roots, k)
-		}
-	}
-	yaml, err := schemaYAML(roots)
+	yaml, err := schemaYAML(g.roots)
 	if err != nil {
 		return nil, err
 	}
