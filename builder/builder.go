@@ -116,6 +116,7 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
 	model.DeriveClientNames(p)
+	p.TypeConverterPkg = typeConverterPkg(p)
 	if opts.OutputDir != "" {
 		if err := model.FindUserExpansions(p); err != nil {
 			return nil, b.warnings, err
@@ -464,3 +465,13 @@ func (b *builder) clientGoApplyConfiguration(pkg, name string) bool {
 }
 
 const clientGoApplyConfigurations = "k8s.io/client-go/applyconfigurations"
+
+// typeConverterPkg is the package whose NewTypeConverter the fake
+// clientset's NewClientset uses: the apply configurations', or
+// client-go's when no version has apply configurations of this run's.
+func typeConverterPkg(p *model.Project) string {
+	if p.ApplyConfigurationsPkg == "" || p.ApplyConfigurationsExternal || model.GeneratesApplyConfigurations(p) {
+		return p.ApplyConfigurationsPkg
+	}
+	return clientGoApplyConfigurations
+}

@@ -214,6 +214,20 @@ func (k *Kind) ClientMethods() []*Method {
 	return out
 }
 
+// GeneratesApplyConfigurations reports whether some version's apply
+// configurations are this run's to generate, not another's or client-go's.
+func GeneratesApplyConfigurations(p *Project) bool {
+	if p.ApplyConfigurationsPkg == "" || p.ApplyConfigurationsExternal {
+		return false
+	}
+	for _, pkg := range p.Packages {
+		if pkg.Version != nil && strings.HasPrefix(pkg.Version.ApplyConfigPkg, p.ApplyConfigurationsPkg+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // HasApply reports whether the typed client has Apply: the verb is
 // allowed and apply configurations exist (generated or external).
 func (k *Kind) HasApply() bool { return k.Version.ApplyConfigPkg != "" && k.Has(VerbApply) }

@@ -34,6 +34,12 @@ type Project struct {
 	// ApplyConfigurationsExternal is true when ApplyConfigurationsPkg is
 	// generated elsewhere: the applyconfiguration generator writes nothing.
 	ApplyConfigurationsExternal bool
+	// TypeConverterPkg is the apply configurations package whose
+	// NewTypeConverter gives the fake clientset the schema of the kinds:
+	// ApplyConfigurationsPkg, or client-go's when every version is of
+	// k8s.io/api (whose apply configurations are client-go's, so none are
+	// generated); "" without apply configurations.
+	TypeConverterPkg string
 	// ClientGoApplyConfiguration reports whether client-go ships an apply
 	// configuration for the type name of package pkg (k8s.io/api types),
 	// which generated apply configurations then use rather than copying

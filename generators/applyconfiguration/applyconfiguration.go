@@ -45,11 +45,12 @@ func (Generator) Owns(p *model.Project, path string) bool {
 }
 
 // Generate returns the apply configurations; none when they are off or
-// another's. utils.go and internal.go are written even when no kind has
+// another's, or when every version's are client-go's (k8s.io/api
+// inputs). utils.go and internal.go are written even when no kind has
 // the apply verb, as applyconfiguration-gen does, so that the fake
 // clientset's NewClientset always has its NewTypeConverter.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
-	if p.ApplyConfigurationsPkg == "" || p.ApplyConfigurationsExternal {
+	if !model.GeneratesApplyConfigurations(p) {
 		return nil, nil
 	}
 	g, err := newGraph(p)

@@ -3,7 +3,6 @@
 package fake
 
 import (
-	"example.com/external/generated/applyconfiguration"
 	clientset "example.com/external/generated/clientset/versioned"
 	typedappsv1 "example.com/external/generated/clientset/versioned/typed/apps/v1"
 	fakeappsv1 "example.com/external/generated/clientset/versioned/typed/apps/v1/fake"
@@ -12,6 +11,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	applyconfiguration "k8s.io/client-go/applyconfigurations"
 	"k8s.io/client-go/discovery"
 	fakediscovery "k8s.io/client-go/discovery/fake"
 	"k8s.io/client-go/testing"
