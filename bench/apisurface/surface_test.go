@@ -85,6 +85,7 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			CtrlgenArgs: args,
 		}
 		var pkgs []string
+		noApply := false
 		for i := 0; i < len(args); i++ {
 			switch a := args[i]; {
 			case a == "--output-dir":
@@ -95,6 +96,8 @@ func goldenInputs(t *testing.T) []surfaceInput {
 				in.Codegen.PluralExceptions = args[i]
 			case a == "--prefers-protobuf":
 				in.Codegen.PrefersProtobuf = true
+			case a == "--with-applyconfig=false":
+				noApply = true
 			case a == "--boilerplate":
 				i++
 			case strings.HasPrefix(a, "-"):
@@ -113,6 +116,9 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			in.Codegen.Helpers = true
 			handwritten, _ := filepath.Glob(filepath.Join(in.Src, in.Codegen.In, "*", "*", "register.go"))
 			in.Codegen.Register = len(handwritten) == 0
+			// ctrlgen's default is kube_codegen.sh's --with-applyconfig.
+			in.Codegen.ApplyConfig = !noApply
+			in.Codegen.ApplyConfigExternals = goldenApplyConfigExternals[name]
 			compare = append(compare, pkgs[0])
 		case !slices.ContainsFunc(pkgs, func(p string) bool { return !strings.HasPrefix(p, "k8s.io/api/") }):
 			// Read-only packages of k8s.io/api: clients only, with the
@@ -124,6 +130,11 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			}
 			in.Codegen.PluralExceptions = "Endpoints:Endpoints"
 			in.Codegen.PrefersProtobuf = true
+			// As Kubernetes generates client-go's clients; ctrlgen uses
+			// client-go's apply configurations for k8s.io/api too.
+			if !noApply {
+				in.Codegen.ApplyConfigurationPkg = "k8s.io/client-go/applyconfigurations"
+			}
 		default:
 			t.Fatalf("%s: packages %v: add the case to goldenSkipped, saying why", f, pkgs)
 		}
@@ -136,6 +147,13 @@ func goldenInputs(t *testing.T) []surfaceInput {
 		}
 	}
 	return ins
+}
+
+// goldenApplyConfigExternals are kube_codegen.sh's --applyconfig-externals
+// for the golden cases whose types refer to k8s.io/api types: ctrlgen
+// uses client-go's apply configurations for every one of them unasked.
+var goldenApplyConfigExternals = map[string]string{
+	"applyconfig": "k8s.io/api/core/v1.PodTemplateSpec:k8s.io/client-go/applyconfigurations/core/v1",
 }
 
 // objectMarker makes deepcopy-gen write DeepCopyObject for a type.
@@ -296,5 +314,5 @@ func allowed(d apisurface.Diff) int {
 // and changed identifiers are never allowed; an entry that no input
 // needs any more fails the test.
 var allowedAdditions = []struct{ pkg, key, reason string }{
-	{"clientset/versioned/fake", "NewClientset", "client-gen writes it only with apply configurations (--with-applyconfig), which ctrlgen does not generate; ctrlgen's is NewSimpleClientset under the name client-go's fake also has"},
+	{"applyconfiguration/*/*", "Extract*", "applyconfiguration-gen writes Extract<Kind>, Extract<Kind>From and Extract<Kind><Subresource> only when given an OpenAPI schema from openapi-gen (--applyconfig-openapi-schema), which the comparison does not run; ctrlgen derives the schema from the Go types and always writes them"},
 }

@@ -272,12 +272,12 @@ type jsonTags struct {
 	omitempty bool
 }
 
+// String is the tag applyconfiguration-gen writes: an inline field's is
+// empty, which encoding/json reads as inline for an embedded struct.
 func (t jsonTags) String() string {
 	var tag string
 	if !t.inline {
 		tag += t.name
-	} else {
-		tag += ",inline"
 	}
 	if t.omitempty {
 		tag += ",omitempty"

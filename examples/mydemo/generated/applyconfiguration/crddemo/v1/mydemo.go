@@ -17,7 +17,7 @@ import (
 // Mydemo is seed 000's custom resource: an endpoint and some data, which
 // the mydemo controller renders into a ConfigMap that the Mydemo owns.
 type MydemoApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *MydemoSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *MydemoStatusApplyConfiguration `json:"status,omitempty"`

@@ -18,7 +18,7 @@ import (
 // spec.replicas copies of nginx, which the controller creates and keeps
 // at that size.
 type FooApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *FooSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *FooStatusApplyConfiguration `json:"status,omitempty"`

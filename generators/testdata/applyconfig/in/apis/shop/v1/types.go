@@ -5,7 +5,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"example.com/applyconfig/apis/money"
+	"example.com/applyconfig/money"
 )
 
 // +genclient

@@ -3,7 +3,7 @@
 package v1
 
 import (
-	"example.com/applyconfig/apis/money"
+	"example.com/applyconfig/money"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )

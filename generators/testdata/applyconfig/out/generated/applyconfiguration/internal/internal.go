@@ -23,15 +23,6 @@ func Parser() *typed.Parser {
 var parserOnce sync.Once
 var parser *typed.Parser
 var schemaYAML = typed.YAMLObject(`types:
-- name: com.example.applyconfig.apis.money.Amount
-  map:
-    fields:
-    - name: cents
-      type:
-        scalar: numeric
-    - name: currency
-      type:
-        scalar: string
 - name: com.example.applyconfig.apis.shop.v1.Address
   map:
     fields:
@@ -162,7 +153,7 @@ var schemaYAML = typed.YAMLObject(`types:
             namedType: com.example.applyconfig.apis.shop.v1.Counter
     - name: float
       type:
-        namedType: com.example.applyconfig.apis.money.Amount
+        namedType: com.example.applyconfig.money.Amount
     - name: hours
       type:
         namedType: com.example.applyconfig.apis.shop.v1.Hours
@@ -185,7 +176,7 @@ var schemaYAML = typed.YAMLObject(`types:
       type:
         map:
           elementType:
-            namedType: com.example.applyconfig.apis.money.Amount
+            namedType: com.example.applyconfig.money.Amount
     - name: replicas
       type:
         scalar: numeric
@@ -222,6 +213,15 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: visitors
       type:
         scalar: numeric
+- name: com.example.applyconfig.money.Amount
+  map:
+    fields:
+    - name: cents
+      type:
+        scalar: numeric
+    - name: currency
+      type:
+        scalar: string
 - name: io.k8s.api.core.v1.AWSElasticBlockStoreVolumeSource
   map:
     fields:

@@ -16,7 +16,7 @@ import (
 //
 // Coupon is a kind without a status.
 type CouponApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Code                                                    *string `json:"code,omitempty"`
 	Discount                                                *int32  `json:"discount,omitempty"`

@@ -16,7 +16,7 @@ import (
 //
 // Region is a cluster-scoped kind.
 type RegionApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *RegionSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *RegionStatusApplyConfiguration `json:"status,omitempty"`

@@ -16,7 +16,7 @@ import (
 //
 // Store is a namespaced kind with a status.
 type StoreApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *StoreSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *StoreStatusApplyConfiguration `json:"status,omitempty"`

@@ -3,8 +3,8 @@
 package v1
 
 import (
-	"example.com/applyconfig/apis/money"
 	shopv1 "example.com/applyconfig/apis/shop/v1"
+	"example.com/applyconfig/money"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	applyconfigurationscorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	applyconfigurationsmetav1 "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -15,7 +15,7 @@ import (
 //
 // StoreSpec exercises every shape of field.
 type StoreSpecApplyConfiguration struct {
-	CommonApplyConfiguration `json:",inline"`
+	CommonApplyConfiguration `json:""`
 	// Address is a nested struct behind a pointer.
 	Address *AddressApplyConfiguration `json:"address,omitempty"`
 	// Hours is a nested struct by value.

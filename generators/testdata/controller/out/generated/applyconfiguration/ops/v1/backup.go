@@ -17,7 +17,7 @@ import (
 // Backup is namespaced, has a status with observedGeneration, a finalizer,
 // and owns ConfigMaps: every option of the generated wiring.
 type BackupApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *BackupSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *BackupStatusApplyConfiguration `json:"status,omitempty"`

@@ -11,7 +11,7 @@ import (
 //
 // BackupStatus gets observedGeneration from an embedded struct.
 type BackupStatusApplyConfiguration struct {
-	CommonStatusApplyConfiguration `json:",inline"`
+	CommonStatusApplyConfiguration `json:""`
 	Phase                          *string `json:"phase,omitempty"`
 }
 

@@ -17,7 +17,7 @@ import (
 // Restore has no status subresource: no status write-back. It owns
 // Restores (a chain of them): its own informer serves the owned ones.
 type RestoreApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *RestoreSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *RestoreStatusApplyConfiguration `json:"status,omitempty"`

@@ -18,7 +18,7 @@ import (
 // observedGeneration. Its controller package is hand-written already
 // (in/controllers/schedule), with a Deleted method.
 type ScheduleApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *ScheduleSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *ScheduleStatusApplyConfiguration `json:"status,omitempty"`

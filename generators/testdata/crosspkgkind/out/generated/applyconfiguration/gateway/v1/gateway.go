@@ -16,7 +16,7 @@ import (
 //
 // Gateway is the struct that v1beta1.Gateway is declared as.
 type GatewayApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *GatewaySpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *GatewayStatusApplyConfiguration `json:"status,omitempty"`

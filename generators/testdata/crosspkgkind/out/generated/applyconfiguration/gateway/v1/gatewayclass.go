@@ -16,7 +16,7 @@ import (
 //
 // GatewayClass is a cluster-scoped kind without a status.
 type GatewayClassApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Controller                                              *string `json:"controller,omitempty"`
 }

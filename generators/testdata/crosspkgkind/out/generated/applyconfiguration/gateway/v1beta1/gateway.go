@@ -18,7 +18,7 @@ import (
 // Gateway has v1.Gateway's fields, and so its Status: the typed client has
 // UpdateStatus.
 type GatewayApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *applyconfigurationgatewayv1.GatewaySpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *applyconfigurationgatewayv1.GatewayStatusApplyConfiguration `json:"status,omitempty"`

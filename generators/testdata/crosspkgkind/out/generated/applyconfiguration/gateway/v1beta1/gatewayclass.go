@@ -17,7 +17,7 @@ import (
 // GatewayClass has v1.GatewayClass's fields, with no Status: the typed
 // client has no UpdateStatus.
 type GatewayClassApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Controller                                              *string `json:"controller,omitempty"`
 }

@@ -16,7 +16,7 @@ import (
 //
 // Gadget lives in a dotted, dashed group.
 type GadgetApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Color                                                   *string `json:"color,omitempty"`
 }

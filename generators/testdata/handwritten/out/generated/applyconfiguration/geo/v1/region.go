@@ -16,7 +16,7 @@ import (
 //
 // Region uses two types whose deep copies are written by hand.
 type RegionApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Shape                                                   *PolygonApplyConfiguration `json:"shape,omitempty"`
 	Corners                                                 *geov1.Points              `json:"corners,omitempty"`

@@ -16,7 +16,7 @@ import (
 //
 // Shelf is registered by hand in register.go.
 type ShelfApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Books                                                   []string `json:"books,omitempty"`
 }

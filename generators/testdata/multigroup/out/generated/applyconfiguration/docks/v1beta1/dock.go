@@ -16,7 +16,7 @@ import (
 //
 // Dock is served by docks.example.com/v1beta1.
 type DockApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Size                                                    *int64 `json:"size,omitempty"`
 }

@@ -16,7 +16,7 @@ import (
 //
 // Ship is served by ships.example.com/v1beta1.
 type ShipApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Size                                                    *int64 `json:"size,omitempty"`
 }

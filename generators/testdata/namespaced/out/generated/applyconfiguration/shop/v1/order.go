@@ -16,7 +16,7 @@ import (
 //
 // Order is a namespaced kind with a status.
 type OrderApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *OrderSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *OrderStatusApplyConfiguration `json:"status,omitempty"`

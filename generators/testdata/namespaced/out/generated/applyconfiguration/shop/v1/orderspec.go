@@ -32,7 +32,7 @@ type OrderSpecApplyConfiguration struct {
 	Template                  *applyconfigurationscorev1.PodTemplateSpecApplyConfiguration `json:"template,omitempty"`
 	Resources                 *corev1.ResourceList                                         `json:"resources,omitempty"`
 	Raw                       []byte                                                       `json:"raw,omitempty"`
-	AddressApplyConfiguration `json:",inline"`
+	AddressApplyConfiguration `json:""`
 	Phase                     *shopv1.Phase            `json:"phase,omitempty"`
 	Nested                    *map[string]*shopv1.Line `json:"nested,omitempty"`
 }

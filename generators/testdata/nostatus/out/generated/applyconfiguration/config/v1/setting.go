@@ -16,7 +16,7 @@ import (
 //
 // Setting has a Status field that is not a status subresource.
 type SettingApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Value                                                   *string `json:"value,omitempty"`
 	Status                                                  *string `json:"status,omitempty"`

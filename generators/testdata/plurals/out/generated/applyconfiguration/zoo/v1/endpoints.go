@@ -16,7 +16,7 @@ import (
 //
 // Endpoints's plural comes from an exception by default: endpoints.
 type EndpointsApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 }
 

@@ -16,7 +16,7 @@ import (
 //
 // Goose is served as geese (+resourceName); its Go plural is still Gooses, as client-gen names it.
 type GooseApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 }
 

@@ -16,7 +16,7 @@ import (
 //
 // Octopus's plural comes from --plural-exceptions: octopodes.
 type OctopusApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 }
 

@@ -16,7 +16,7 @@ import (
 //
 // Policy's plural comes from consonant y: policies.
 type PolicyApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 }
 

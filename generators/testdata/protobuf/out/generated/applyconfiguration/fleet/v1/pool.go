@@ -17,7 +17,7 @@ import (
 // Pool is served by an aggregated apiserver that speaks protobuf, so its
 // clients are generated with --prefers-protobuf.
 type PoolApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *PoolSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *PoolStatusApplyConfiguration `json:"status,omitempty"`

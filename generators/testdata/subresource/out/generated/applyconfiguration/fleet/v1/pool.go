@@ -16,7 +16,7 @@ import (
 //
 // Pool has a scale subresource.
 type PoolApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *PoolSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *PoolStatusApplyConfiguration `json:"status,omitempty"`

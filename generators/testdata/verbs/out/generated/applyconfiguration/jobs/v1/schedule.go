@@ -16,7 +16,7 @@ import (
 //
 // Schedule cannot be deleted or patched.
 type ScheduleApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Cron                                                    *string                           `json:"cron,omitempty"`
 	Status                                                  *ScheduleStatusApplyConfiguration `json:"status,omitempty"`

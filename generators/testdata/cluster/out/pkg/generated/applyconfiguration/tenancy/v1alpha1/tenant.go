@@ -22,7 +22,7 @@ import (
 //
 // Tenant is cluster-scoped.
 type TenantApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *TenantSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *TenantStatusApplyConfiguration `json:"status,omitempty"`

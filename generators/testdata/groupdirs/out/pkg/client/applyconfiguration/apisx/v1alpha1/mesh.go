@@ -16,7 +16,7 @@ import (
 //
 // Mesh is a namespaced kind with a status.
 type MeshApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *MeshSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *MeshStatusApplyConfiguration `json:"status,omitempty"`

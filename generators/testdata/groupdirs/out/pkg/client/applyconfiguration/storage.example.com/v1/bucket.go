@@ -16,7 +16,7 @@ import (
 //
 // Bucket is a namespaced kind with a status.
 type BucketApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *BucketSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *BucketStatusApplyConfiguration `json:"status,omitempty"`

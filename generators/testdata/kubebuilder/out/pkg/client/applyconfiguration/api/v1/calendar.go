@@ -17,7 +17,7 @@ import (
 // Calendar is cluster-scoped; it has a Status field but no status
 // subresource, so its client has no UpdateStatus.
 type CalendarApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Holidays                                                []metav1.Time `json:"holidays,omitempty"`
 	Status                                                  *string       `json:"status,omitempty"`

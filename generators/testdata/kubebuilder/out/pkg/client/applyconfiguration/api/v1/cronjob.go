@@ -16,7 +16,7 @@ import (
 //
 // CronJob is the Schema for the cronjobs API.
 type CronJobApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *CronJobSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *CronJobStatusApplyConfiguration `json:"status,omitempty"`

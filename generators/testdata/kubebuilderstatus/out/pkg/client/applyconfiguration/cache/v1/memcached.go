@@ -17,7 +17,7 @@ import (
 // Memcached has kubebuilder markers and a Status field but no
 // UpdateStatus, and so does ctrlgen.
 type MemcachedApplyConfiguration struct {
-	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:",inline"`
+	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
 	Spec                                                    *MemcachedSpecApplyConfiguration   `json:"spec,omitempty"`
 	Status                                                  *MemcachedStatusApplyConfiguration `json:"status,omitempty"`
