@@ -316,3 +316,45 @@ func allowed(d apisurface.Diff) int {
 var allowedAdditions = []struct{ pkg, key, reason string }{
 	{"applyconfiguration/*/*", "Extract*", "applyconfiguration-gen writes Extract<Kind>, Extract<Kind>From and Extract<Kind><Subresource> only when given an OpenAPI schema from openapi-gen (--applyconfig-openapi-schema), which the comparison does not run; ctrlgen derives the schema from the Go types and always writes them"},
 }
+
+// TestGatewayAPIApplyConfigurations compares the apply configurations
+// ctrlgen generates for gateway-api's API packages with the ones the
+// project commits, which its script generates with applyconfiguration-gen
+// and an OpenAPI schema from openapi-gen (so they have Extract functions,
+// as ctrlgen's always do): no difference is allowed.
+func TestGatewayAPIApplyConfigurations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates gateway-api's apply configurations (minutes)")
+	}
+	gw := genrun.GatewayAPI(t)
+	in := &genrun.Input{
+		Name:   "gateway-api-applyconfiguration",
+		Module: gw.Module,
+		Src:    gw.Src,
+		CtrlgenArgs: []string{"--output-dir", ".", "--boilerplate", "hack/boilerplate.go.txt",
+			"--generators", "applyconfiguration", "./apis/...", "./apisx/..."},
+		// Only for its Clean: the committed apply configurations are
+		// removed from ctrlgen's tree before ctrlgen writes its own.
+		Codegen: genrun.KubeCodegen{In: ".", OutDir: ".", ApplyConfig: true},
+	}
+	ctrlgenRoot := genrun.CtrlgenTree(t, in)
+	committedRoot := filepath.Join(t.TempDir(), "committed")
+	if err := genrun.WriteModule(committedRoot, in); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := genrun.GoCmd(committedRoot, []string{"GOFLAGS=-mod=mod", genrun.SetupProxy()}, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	committed, err := apisurface.Load(committedRoot, "./applyconfiguration/...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := apisurface.Load(ctrlgenRoot, "./applyconfiguration/...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diffs := apisurface.Compare(committed, ours); len(diffs) > 0 {
+		t.Errorf("ctrlgen's apply configurations differ from gateway-api's committed ones in %d places (code-generator: the committed side):\n%s",
+			len(diffs), apisurface.Report(diffs, 8, 80))
+	}
+}
