@@ -353,8 +353,65 @@ func TestGatewayAPIApplyConfigurations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diffs := apisurface.Compare(committed, ours); len(diffs) > 0 {
-		t.Errorf("ctrlgen's apply configurations differ from gateway-api's committed ones in %d places (code-generator: the committed side):\n%s",
-			len(diffs), apisurface.Report(diffs, 8, 80))
+	current := forKindTypes(t, filepath.Join(committedRoot, "applyconfiguration", "utils.go"))
+	var left []apisurface.Diff
+	inlineTags, stale := 0, 0
+	for _, d := range apisurface.Compare(committed, ours) {
+		switch {
+		case d.Kind == apisurface.Changed && strings.ReplaceAll(d.Codegen, "`json:\",inline\"`", "`json:\"\"`") == d.Ctrlgen:
+			inlineTags++
+		case d.Kind == apisurface.Missing && !current[path.Base(path.Dir(d.Package))+"/"+path.Base(d.Package)+"."+acTypeOf(d.Key)]:
+			stale++
+		default:
+			left = append(left, d)
+		}
 	}
+	t.Logf("set aside: %d inline tags written by an older applyconfiguration-gen, %d identifiers of stale files", inlineTags, stale)
+	if len(left) > 0 {
+		t.Errorf("ctrlgen's apply configurations differ from gateway-api's committed ones in %d places (code-generator: the committed side):\n%s",
+			len(left), apisurface.Report(left, 8, 80))
+	}
+}
+
+// forKindTypes returns the apply configurations a committed utils.go's
+// ForKind returns, as "<dir>/<version>.<Type>ApplyConfiguration": what
+// applyconfiguration-gen generated the last time it ran. gateway-api's
+// script does not delete earlier output, so its tree also holds files of
+// types its API packages no longer declare (v1alpha3's
+// BackendTLSPolicySpec, now v1's), which no generator writes today.
+func forKindTypes(t *testing.T, utils string) map[string]bool {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), utils, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[string]string{}
+	for _, imp := range f.Imports {
+		p := strings.Trim(imp.Path.Value, `"`)
+		name := path.Base(p)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		imports[name] = path.Base(path.Dir(p)) + "/" + path.Base(p)
+	}
+	out := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && strings.HasSuffix(sel.Sel.Name, "ApplyConfiguration") {
+				out[imports[x.Name]+"."+sel.Sel.Name] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// acTypeOf is the apply configuration an identifier belongs to: a
+// method's or field's type, or the type a constructor returns.
+func acTypeOf(key string) string {
+	key, _, _ = strings.Cut(key, ".")
+	if !strings.HasSuffix(key, "ApplyConfiguration") {
+		key += "ApplyConfiguration"
+	}
+	return key
 }
