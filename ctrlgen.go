@@ -75,6 +75,13 @@ type Config struct {
 	// informers to <OutputDir>/informers, without informer-gen's
 	// externalversions directory, as k8s.io/client-go/informers is laid out.
 	SingleDirectory bool
+	// NoApplyConfig turns the apply configurations off: none are
+	// generated and the typed clients have no Apply methods.
+	NoApplyConfig bool
+	// ApplyConfigurationPkg, as client-gen's --apply-configuration-package,
+	// is the import path of apply configurations generated elsewhere: the
+	// typed clients' Apply methods take them, and none are generated.
+	ApplyConfigurationPkg string
 	// ListMarkers makes Run print the markers ctrlgen reads instead.
 	ListMarkers bool
 	// Stdout gets --verify's report, Stderr warnings; os.Stdout and
@@ -179,6 +186,12 @@ func Plan(cfg Config) (*Changes, error) {
 	if cfg.VersionedClientsetPkg != "" && slices.Contains(cfg.Generators, "clientset") {
 		return nil, fmt.Errorf("--versioned-clientset-package %s names the clientset to use: the clientset generator would generate none; leave it out of --generators", cfg.VersionedClientsetPkg)
 	}
+	if cfg.ApplyConfigurationPkg != "" && slices.Contains(cfg.Generators, "applyconfiguration") {
+		return nil, fmt.Errorf("--apply-configuration-package %s names the apply configurations to use: the applyconfiguration generator would generate none; leave it out of --generators", cfg.ApplyConfigurationPkg)
+	}
+	if cfg.NoApplyConfig && slices.Contains(cfg.Generators, "applyconfiguration") {
+		return nil, errors.New("--with-applyconfig=false turns the applyconfiguration generator off; leave it out of --generators")
+	}
 	if len(cfg.Patterns) == 0 {
 		return nil, errors.New("no API packages given")
 	}
@@ -211,6 +224,8 @@ func Plan(cfg Config) (*Changes, error) {
 
 		VersionedClientsetPkg: cfg.VersionedClientsetPkg,
 		SingleDirectory:       cfg.SingleDirectory,
+		ApplyConfigurations:   !cfg.NoApplyConfig,
+		ApplyConfigurationPkg: cfg.ApplyConfigurationPkg,
 		Builtin:               func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
 	})
 	for _, w := range warnings {

@@ -106,3 +106,72 @@ func TestVersionedClientsetIsNotGenerated(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestApplyConfigurationFlagsConflict: a generator the flags turn off or
+// hand to another package is an error when asked for by name.
+func TestApplyConfigurationFlagsConflict(t *testing.T) {
+	for _, cfg := range []ctrlgen.Config{
+		{ApplyConfigurationPkg: "example.com/ac"},
+		{NoApplyConfig: true},
+	} {
+		cfg.Dir, cfg.Patterns, cfg.OutputDir = t.TempDir(), []string{"./apis/..."}, "generated"
+		cfg.Generators = []string{"applyconfiguration", "clientset"}
+		if _, err := ctrlgen.Plan(cfg); err == nil || !strings.Contains(err.Error(), "leave it out of --generators") {
+			t.Errorf("%+v: error %v", cfg, err)
+		}
+	}
+}
+
+// TestApplyConfigurationChoices: by default the apply configurations are
+// generated and the clients take them; --apply-configuration-package
+// points the clients and the fake at another's and generates none;
+// --with-applyconfig=false leaves Apply out altogether.
+func TestApplyConfigurationChoices(t *testing.T) {
+	dir := testmod.New(t, filepath.Join(testmod.RepoRoot(), "generators/testdata/nostatus/in"), "example.com/user")
+	plan := func(cfg ctrlgen.Config) map[string]string {
+		t.Helper()
+		cfg.Dir, cfg.Patterns, cfg.OutputDir, cfg.Stderr = dir, []string{"./apis/..."}, "generated", io.Discard
+		changes, err := ctrlgen.Plan(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{}
+		for _, f := range changes.Files {
+			rel, _ := filepath.Rel(dir, f.Path)
+			files[filepath.ToSlash(rel)] = string(f.Content)
+		}
+		return files
+	}
+	const client = "generated/clientset/versioned/typed/config/v1/setting.go"
+	const fake = "generated/clientset/versioned/fake/clientset_generated.go"
+	const ac = "generated/applyconfiguration/config/v1/setting.go"
+
+	files := plan(ctrlgen.Config{})
+	if !strings.Contains(files[client], `Apply(ctx context.Context, setting *applyconfigurationconfigv1.SettingApplyConfiguration`) ||
+		!strings.Contains(files[client], `"example.com/user/generated/applyconfiguration/config/v1"`) || files[ac] == "" {
+		t.Errorf("default: the client takes the generated apply configurations:\n%s", files[client])
+	}
+	if !strings.Contains(files[fake], "NewFieldManagedTracker") {
+		t.Errorf("default: NewClientset tracks managed fields:\n%s", files[fake])
+	}
+
+	files = plan(ctrlgen.Config{ApplyConfigurationPkg: "example.com/elsewhere/ac"})
+	if !strings.Contains(files[client], `"example.com/elsewhere/ac/config/v1"`) || !strings.Contains(files[fake], `"example.com/elsewhere/ac"`) {
+		t.Errorf("--apply-configuration-package: the client and the fake take the package given:\n%s\n%s", files[client], files[fake])
+	}
+	for name := range files {
+		if strings.HasPrefix(name, "generated/applyconfiguration/") {
+			t.Errorf("--apply-configuration-package: %s generated", name)
+		}
+	}
+
+	files = plan(ctrlgen.Config{NoApplyConfig: true})
+	if strings.Contains(files[client], "Apply") || strings.Contains(files[fake], "NewFieldManagedTracker") {
+		t.Errorf("--with-applyconfig=false: Apply or a field-managed fake:\n%s\n%s", files[client], files[fake])
+	}
+	for name := range files {
+		if strings.HasPrefix(name, "generated/applyconfiguration/") {
+			t.Errorf("--with-applyconfig=false: %s generated", name)
+		}
+	}
+}

@@ -27,6 +27,8 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.PrefersProtobuf, "prefers-protobuf", false, "typed clients of every input send and accept protobuf first, as client-gen's --prefers-protobuf; clients of k8s.io/api, k8s.io/apiextensions-apiserver, k8s.io/kube-aggregator and k8s.io/metrics types always do. Custom resources are served as JSON only: do not set it for them")
 	fs.StringVar(&cfg.VersionedClientsetPkg, "versioned-clientset-package", "", "as informer-gen's: import path of an existing clientset the informers and controllers use, e.g. k8s.io/client-go/kubernetes; no clientset is generated (leave clientset out of --generators)")
 	fs.BoolVar(&cfg.SingleDirectory, "single-directory", false, "as informer-gen's: write the informers to <output-dir>/informers, without the externalversions directory, as k8s.io/client-go/informers")
+	withApplyConfig := fs.Bool("with-applyconfig", true, "generate apply configurations under <output-dir>/applyconfiguration and give the typed clients Apply and ApplyStatus, as kube_codegen.sh --with-applyconfig; =false for neither")
+	fs.StringVar(&cfg.ApplyConfigurationPkg, "apply-configuration-package", "", "as client-gen's: import path of apply configurations generated elsewhere; the typed clients' Apply methods take them and none are generated (leave applyconfiguration out of --generators)")
 	fs.BoolVar(&cfg.ListMarkers, "markers", false, "list the markers ctrlgen reads, and exit")
 	// Flags may follow packages: parse, take the package, parse the rest.
 	for {
@@ -38,6 +40,10 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		}
 		cfg.Patterns = append(cfg.Patterns, fs.Arg(0))
 		args = fs.Args()[1:]
+	}
+	cfg.NoApplyConfig = !*withApplyConfig
+	if cfg.NoApplyConfig && cfg.ApplyConfigurationPkg != "" {
+		return cfg, fmt.Errorf("--with-applyconfig=false and --apply-configuration-package %s: the typed clients either have Apply or not", cfg.ApplyConfigurationPkg)
 	}
 	if *generators != "" {
 		cfg.Generators = strings.Split(*generators, ",")

@@ -33,6 +33,15 @@ func TestParseArgs(t *testing.T) {
 	if cfg, err := ParseArgs([]string{"--crd-dir", "config/crd/bases", "--output-dir", "gen", "./apis/..."}, io.Discard); err != nil || cfg.CRDDir != "config/crd/bases" {
 		t.Errorf("--crd-dir: %+v, %v", cfg, err)
 	}
+	if cfg, err := ParseArgs([]string{"--with-applyconfig=false", "./a"}, io.Discard); err != nil || !cfg.NoApplyConfig {
+		t.Errorf("--with-applyconfig=false: %+v, %v", cfg, err)
+	}
+	if cfg, err := ParseArgs([]string{"--apply-configuration-package", "example.com/ac", "./a"}, io.Discard); err != nil || cfg.ApplyConfigurationPkg != "example.com/ac" || cfg.NoApplyConfig {
+		t.Errorf("--apply-configuration-package: %+v, %v", cfg, err)
+	}
+	if _, err := ParseArgs([]string{"--with-applyconfig=false", "--apply-configuration-package", "example.com/ac", "./a"}, io.Discard); err == nil {
+		t.Error("--with-applyconfig=false with --apply-configuration-package: no error")
+	}
 	if cfg, err := ParseArgs([]string{"--markers"}, io.Discard); err != nil || !cfg.ListMarkers {
 		t.Errorf("--markers: %+v, %v", cfg, err)
 	}

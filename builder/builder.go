@@ -52,6 +52,14 @@ type Options struct {
 	// informers in <OutputPkg>/informers rather than
 	// <OutputPkg>/informers/externalversions.
 	SingleDirectory bool
+	// ApplyConfigurations makes the typed clients take apply
+	// configurations generated under <OutputPkg>/applyconfiguration, as
+	// kube_codegen.sh --with-applyconfig does.
+	ApplyConfigurations bool
+	// ApplyConfigurationPkg, as client-gen's --apply-configuration-package,
+	// is where apply configurations generated elsewhere are: the clients
+	// take those, and none are generated.
+	ApplyConfigurationPkg string
 	// Builtin returns the model of a k8s.io/api package as the ctrlgen
 	// module ships its informers and listers (see Shipped), for
 	// "+ctrlgen:controller:owns=" kinds this run does not generate. Nil:
@@ -84,6 +92,13 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		p.InformersPkg = opts.OutputPkg + "/informers"
 	}
 	p.InternalInterfacesPkg = p.InformersPkg + "/internalinterfaces"
+	switch {
+	case opts.ApplyConfigurationPkg != "":
+		p.ApplyConfigurationsPkg, p.ApplyConfigurationsExternal = opts.ApplyConfigurationPkg, true
+	case opts.ApplyConfigurations:
+		p.ApplyConfigurationsPkg = opts.OutputPkg + "/applyconfiguration"
+	}
+	p.ClientGoApplyConfiguration = b.clientGoApplyConfiguration
 
 	var apis []*apiPackage
 	for _, lp := range prog.Roots {
@@ -101,6 +116,7 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
 	model.DeriveClientNames(p)
+	p.TypeConverterPkg = typeConverterPkg(p)
 	if opts.OutputDir != "" {
 		if err := model.FindUserExpansions(p); err != nil {
 			return nil, b.warnings, err
@@ -292,6 +308,13 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 	v.ListerPkg = p.ListersPkg + "/" + dir + "/" + v.Name
 	v.InformerGroupPkg = p.InformersPkg + "/" + g.PackageName
 	v.InformerPkg = v.InformerGroupPkg + "/" + v.Name
+	if p.ApplyConfigurationsPkg != "" {
+		v.ApplyConfigPkg = p.ApplyConfigurationsPkg + "/" + dir + "/" + v.Name
+		if rest, ok := strings.CutPrefix(v.TypesPkg, "k8s.io/api/"); ok && !p.ApplyConfigurationsExternal {
+			// client-go has them; they are used, not copied.
+			v.ApplyConfigPkg = clientGoApplyConfigurations + "/" + rest
+		}
+	}
 	v.PrefersProtobuf = b.opts.PrefersProtobuf || servedAsProtobuf(a.src)
 	for _, t := range a.types {
 		if markers.GenClient.Has(t.markers) {
@@ -432,4 +455,28 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// clientGoApplyConfiguration reports whether client-go's
+// applyconfigurations tree has <name>ApplyConfiguration for the k8s.io/api
+// type name of package pkg.
+func (b *builder) clientGoApplyConfiguration(pkg, name string) bool {
+	rest, ok := strings.CutPrefix(pkg, "k8s.io/api/")
+	if !ok {
+		return false
+	}
+	_, err := b.graph.Named("k8s.io/client-go/applyconfigurations/"+rest, name+"ApplyConfiguration")
+	return err == nil
+}
+
+const clientGoApplyConfigurations = "k8s.io/client-go/applyconfigurations"
+
+// typeConverterPkg is the package whose NewTypeConverter the fake
+// clientset's NewClientset uses: the apply configurations', or
+// client-go's when no version has apply configurations of this run's.
+func typeConverterPkg(p *model.Project) string {
+	if p.ApplyConfigurationsPkg == "" || p.ApplyConfigurationsExternal || model.GeneratesApplyConfigurations(p) {
+		return p.ApplyConfigurationsPkg
+	}
+	return clientGoApplyConfigurations
 }

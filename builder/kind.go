@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 
@@ -30,7 +31,13 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 		b.errorf(pos, "+genclient type %s is not a struct", name)
 		return nil
 	}
+	typ, err := b.graph.Named(a.src.Path, name)
+	if err != nil {
+		b.errorf(pos, "+genclient type %s: %v", name, err)
+		return nil
+	}
 	k := &model.Kind{
+		Type:          typ,
 		Version:       v,
 		Name:          name,
 		ListName:      name + "List",
@@ -64,6 +71,9 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 		b.errorf(pos, "%s has the list verbs but no %s type in its package", name, k.ListName)
 	}
 	k.Methods = b.methods(m, a, k)
+	if v.ApplyConfigPkg != "" && k.Has(model.VerbApplyStatus) && k.HasStatus && !k.Has(model.VerbApply) {
+		b.errorf(pos, "%s keeps the applyStatus verb but skips apply: its client would have ApplyStatus without the apply support it needs; skip applyStatus too (+genclient:skipVerbs=apply,applyStatus)", name)
+	}
 	k.Plural, k.PluralGoName = b.plural(m, pos, name, res.Path, builtinAPIModules[a.src.Module])
 	enabled := func(d *markers.Definition[bool]) bool {
 		pkgOn, pkgSet := d.Get(a.markers)
@@ -193,9 +203,28 @@ func (b *builder) methods(m markers.Set, a *apiPackage, k *model.Kind) []*model.
 			Input:       b.typeRef(mv.Pos, a, k.Name, spec.Input),
 			Result:      b.typeRef(mv.Pos, a, k.Name, spec.Result),
 		}
+		if method.Verb == model.VerbApply && k.Version.ApplyConfigPkg != "" {
+			method.InputApplyConfig = b.applyConfigOf(method.Input)
+		}
 		out = append(out, method)
 	}
 	return out
+}
+
+// applyConfigOf names the apply configuration of t, where client-gen
+// looks for it: in the apply configurations' tree, under t's group
+// directory and version. Generated apply configurations use client-go's
+// for k8s.io/api types, and so does an apply method taking one.
+func (b *builder) applyConfigOf(t model.TypeRef) model.TypeRef {
+	name := t.Name + "ApplyConfiguration"
+	if rest, ok := strings.CutPrefix(t.Pkg, "k8s.io/api/"); ok && b.opts.ApplyConfigurationPkg == "" {
+		return model.TypeRef{Pkg: "k8s.io/client-go/applyconfigurations/" + rest, Name: name}
+	}
+	root := b.opts.ApplyConfigurationPkg
+	if root == "" {
+		root = b.opts.OutputPkg + "/applyconfiguration"
+	}
+	return model.TypeRef{Pkg: root + "/" + strings.ToLower(path.Base(path.Dir(t.Pkg))) + "/" + path.Base(t.Pkg), Name: name}
 }
 
 // typeRef resolves a method's input or result type: the kind itself when

@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"github.com/ctrlgen/ctrlgen/generators/applyconfiguration"
 	"github.com/ctrlgen/ctrlgen/generators/clientset"
 	"github.com/ctrlgen/ctrlgen/generators/controller"
 	"github.com/ctrlgen/ctrlgen/generators/crd"
@@ -15,6 +16,7 @@ func All() []Generator {
 	return []Generator{
 		deepcopy.Generator{},
 		register.Generator{},
+		applyconfiguration.Generator{},
 		clientset.Generator{},
 		lister.Generator{},
 		informer.Generator{},

@@ -59,7 +59,12 @@ func TestGolden(t *testing.T) {
 				t.Errorf("a second run would change %d files and remove %d", len(again.Writes), len(again.Removes))
 			}
 			if !testing.Short() {
-				for _, cmd := range [][]string{{"build", "./..."}, {"vet", "./..."}} {
+				cmds := [][]string{{"build", "./..."}, {"vet", "./..."}}
+				if hasTests(t, filepath.Join(dir, "in")) {
+					// Tests of the generated code, such as the fake's server-side apply.
+					cmds = append(cmds, []string{"test", "-count=1", "./..."})
+				}
+				for _, cmd := range cmds {
 					if out, err := testmod.Go(t, tmp, cmd...); err != nil {
 						t.Errorf("go %s: %v\n%s", strings.Join(cmd, " "), err, out)
 					}
@@ -67,6 +72,19 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hasTests reports whether the case's input holds Go tests.
+func hasTests(t *testing.T, in string) bool {
+	found := false
+	err := filepath.WalkDir(in, func(path string, d fs.DirEntry, err error) error {
+		found = found || err == nil && strings.HasSuffix(path, "_test.go")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }
 
 // requires reads a case's require file: modules the case needs that

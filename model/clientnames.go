@@ -30,6 +30,7 @@ func DeriveClientNames(p *Project) {
 			v.TypedClientAlias = "typed" + v.TypesAlias
 			v.TypedClientFakeAlias = "fake" + v.TypesAlias
 			v.ListerAlias = "listers" + v.TypesAlias
+			v.ApplyConfigAlias = "applyconfiguration" + v.TypesAlias
 			for _, k := range v.Kinds {
 				k.FileName = strings.ToLower(k.Name)
 				k.LowerPluralGoName = lowerFirst(k.PluralGoName)
@@ -207,6 +208,48 @@ func (k *Kind) ClientMethods() []*Method {
 	for _, m := range k.Methods {
 		switch m.Verb {
 		case VerbGet, VerbList, VerbCreate, VerbUpdate, VerbPatch:
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// GeneratesApplyConfigurations reports whether some version's apply
+// configurations are this run's to generate, not another's or client-go's.
+func GeneratesApplyConfigurations(p *Project) bool {
+	if p.ApplyConfigurationsPkg == "" || p.ApplyConfigurationsExternal {
+		return false
+	}
+	for _, pkg := range p.Packages {
+		if pkg.Version != nil && strings.HasPrefix(pkg.Version.ApplyConfigPkg, p.ApplyConfigurationsPkg+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// HasApply reports whether the typed client has Apply: the verb is
+// allowed and apply configurations exist (generated or external).
+func (k *Kind) HasApply() bool { return k.Version.ApplyConfigPkg != "" && k.Has(VerbApply) }
+
+// HasApplyStatusVerb reports whether the typed client has ApplyStatus, as
+// client-gen decides: apply configurations exist, the verb is allowed and
+// the kind has a status. Like client-gen, it does not ask for Apply: a
+// kind that skips apply but not applyStatus gets a client that does not
+// compile, which builder.kind reports instead.
+func (k *Kind) HasApplyStatusVerb() bool {
+	return k.Version.ApplyConfigPkg != "" && k.HasStatus && k.Has(VerbApplyStatus)
+}
+
+// ApplyMethods are the "+genclient:method=" extras with verb apply, which
+// the typed client has only with apply configurations.
+func (k *Kind) ApplyMethods() []*Method {
+	if k.Version.ApplyConfigPkg == "" {
+		return nil
+	}
+	var out []*Method
+	for _, m := range k.Methods {
+		if m.Verb == VerbApply {
 			out = append(out, m)
 		}
 	}

@@ -3,6 +3,8 @@
 // is computed once here, by the builder, and templates only read fields.
 package model
 
+import "github.com/ctrlgen/ctrlgen/typegraph"
+
 // Project is one ctrlgen run.
 type Project struct {
 	// Module is the Go module path of the output, e.g. "example.com/op".
@@ -24,6 +26,25 @@ type Project struct {
 	// --single-directory, as client-go's k8s.io/client-go/informers.
 	InformersPkg          string
 	InternalInterfacesPkg string // <InformersPkg>/internalinterfaces
+
+	// ApplyConfigurationsPkg holds the apply configurations the typed
+	// clients' Apply methods take: <OutputPkg>/applyconfiguration, or
+	// --apply-configuration-package; "" when the clients have no Apply.
+	ApplyConfigurationsPkg string
+	// ApplyConfigurationsExternal is true when ApplyConfigurationsPkg is
+	// generated elsewhere: the applyconfiguration generator writes nothing.
+	ApplyConfigurationsExternal bool
+	// TypeConverterPkg is the apply configurations package whose
+	// NewTypeConverter gives the fake clientset the schema of the kinds:
+	// ApplyConfigurationsPkg, or client-go's when every version is of
+	// k8s.io/api (whose apply configurations are client-go's, so none are
+	// generated); "" without apply configurations.
+	TypeConverterPkg string
+	// ClientGoApplyConfiguration reports whether client-go ships an apply
+	// configuration for the type name of package pkg (k8s.io/api types),
+	// which generated apply configurations then use rather than copying
+	// it; nil when nothing is known.
+	ClientGoApplyConfiguration func(pkg, name string) bool
 
 	// ClientsetExternal is true when ClientsetPkg is a clientset this run
 	// does not generate (--versioned-clientset-package, e.g.
@@ -110,6 +131,9 @@ type Version struct {
 	ListerPkg          string // <ListersPkg>/<lower-case group dir>/<version>
 	InformerGroupPkg   string // <InformersPkg>/<group dir>
 	InformerPkg        string // <InformerGroupPkg>/<version>
+	// ApplyConfigPkg is <ApplyConfigurationsPkg>/<lower-case group
+	// dir>/<version>; "" when the clients have no Apply.
+	ApplyConfigPkg string
 
 	// PrefersProtobuf makes the typed clients send and accept protobuf
 	// first (gentype.PrefersProtobuf), as client-go's own clientset does
@@ -129,6 +153,7 @@ type Version struct {
 	TypedClientAlias     string
 	TypedClientFakeAlias string
 	ListerAlias          string
+	ApplyConfigAlias     string
 }
 
 // Verb is a client verb.
@@ -185,6 +210,9 @@ type Kind struct {
 
 	// Source is "file:line" of the type declaration, for messages.
 	Source string
+	// Type is the kind's Go type, whose fields the apply configurations
+	// and their schema follow.
+	Type *typegraph.Type
 	// Controller is set by "+ctrlgen:controller"; nil without it.
 	Controller *Controller
 
@@ -224,6 +252,10 @@ type Method struct {
 	// the kind's package: e.g. {Pkg: "k8s.io/api/autoscaling/v1", Name: "Scale"}.
 	Input  TypeRef
 	Result TypeRef
+
+	// InputApplyConfig is the apply configuration of Input that an apply
+	// method takes; set only for those.
+	InputApplyConfig TypeRef
 
 	// InputVar is the parameter name for the input: "scale". Filled by
 	// DeriveClientNames.

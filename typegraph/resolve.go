@@ -7,7 +7,9 @@ import (
 	"go/types"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctrlgen/ctrlgen/loader"
 )
@@ -19,6 +21,9 @@ type Source interface {
 
 // Graph resolves named types, each once.
 type Graph struct {
+	// mu serialises resolution: generators run concurrently and members
+	// are resolved on first use.
+	mu    sync.Mutex
 	src   Source
 	fset  *token.FileSet
 	named map[Name]*Type
@@ -39,6 +44,9 @@ type pkgIndex struct {
 type typeDecl struct {
 	spec  *ast.TypeSpec
 	scope *fileScope
+	// doc is the spec's doc comment, or its declaration's when the
+	// declaration holds that one spec only.
+	doc *ast.CommentGroup
 }
 
 // fileScope resolves the names one file uses.
@@ -50,6 +58,12 @@ type fileScope struct {
 
 // Named returns the type called name in package pkg.
 func (g *Graph) Named(pkg, name string) (*Type, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.lookupNamed(pkg, name)
+}
+
+func (g *Graph) lookupNamed(pkg, name string) (*Type, error) {
 	key := Name{pkg, name}
 	if t, ok := g.named[key]; ok {
 		return t, nil
@@ -62,7 +76,7 @@ func (g *Graph) Named(pkg, name string) (*Type, error) {
 	if !ok {
 		return nil, fmt.Errorf("type %s not found", key)
 	}
-	t := &Type{Name: key, Pos: g.fset.Position(decl.spec.Name.Pos())}
+	t := &Type{Name: key, Pos: g.fset.Position(decl.spec.Name.Pos()), Comments: commentLines(decl.doc), mu: &g.mu}
 	g.named[key] = t
 	if decl.spec.Assign.IsValid() {
 		target, err := decl.scope.resolve(decl.spec.Type)
@@ -105,7 +119,7 @@ func (s *fileScope) define(t *Type, spec *ast.TypeSpec) error {
 		t.Kind, t.Underlying = Alias, u.Underlying
 	case u.Kind == Struct:
 		t.Kind = Struct
-		t.resolveMembers = u.Members
+		t.resolveMembers = u.membersLocked
 	default:
 		t.Kind, t.Elem, t.Key, t.Len, t.Why = u.Kind, u.Elem, u.Key, u.Len, u.Why
 	}
@@ -119,11 +133,16 @@ func (s *fileScope) members(st *ast.StructType) ([]Member, error) {
 		if err != nil {
 			return nil, err
 		}
+		var tag string
+		if f.Tag != nil {
+			tag, _ = strconv.Unquote(f.Tag.Value)
+		}
+		doc := commentLines(f.Doc)
 		if len(f.Names) == 0 {
-			out = append(out, Member{Name: embeddedName(f.Type), Embedded: true, Type: ft})
+			out = append(out, Member{Name: embeddedName(f.Type), Embedded: true, Type: ft, Tag: tag, Comments: doc})
 		}
 		for _, n := range f.Names {
-			out = append(out, Member{Name: n.Name, Type: ft})
+			out = append(out, Member{Name: n.Name, Type: ft, Tag: tag, Comments: doc})
 		}
 	}
 	return out, nil
@@ -161,7 +180,7 @@ func (s *fileScope) resolve(e ast.Expr) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.g.Named(pkg, e.Sel.Name)
+		return s.g.lookupNamed(pkg, e.Sel.Name)
 	case *ast.StarExpr:
 		return s.composite(Pointer, nil, e.X)
 	case *ast.ArrayType:
@@ -212,7 +231,7 @@ var builtins = map[string]Kind{
 
 func (s *fileScope) ident(name string) (*Type, error) {
 	if _, ok := s.pkg.types[name]; ok {
-		return s.g.Named(s.pkg.path, name)
+		return s.g.lookupNamed(s.pkg.path, name)
 	}
 	if name == "any" {
 		return &Type{Kind: Interface}, nil
@@ -224,7 +243,7 @@ func (s *fileScope) ident(name string) (*Type, error) {
 		if imp.Name != nil && imp.Name.Name == "." {
 			if idx, err := s.g.index(importPath(imp)); err == nil {
 				if _, ok := idx.types[name]; ok {
-					return s.g.Named(idx.path, name)
+					return s.g.lookupNamed(idx.path, name)
 				}
 			}
 		}
@@ -288,7 +307,11 @@ func (g *Graph) index(pkgPath string) (*pkgIndex, error) {
 				if d.Tok == token.TYPE {
 					for _, s := range d.Specs {
 						ts := s.(*ast.TypeSpec)
-						idx.types[ts.Name.Name] = typeDecl{spec: ts, scope: scope}
+						doc := ts.Doc
+						if doc == nil && len(d.Specs) == 1 {
+							doc = d.Doc
+						}
+						idx.types[ts.Name.Name] = typeDecl{spec: ts, scope: scope, doc: doc}
 					}
 				}
 			case *ast.FuncDecl:
@@ -355,4 +378,13 @@ func (s *fileScope) ref(e ast.Expr) Ref {
 		}
 	}
 	return r
+}
+
+// commentLines returns a comment group's lines without their comment
+// markers, as gengo's CommentLines.
+func commentLines(g *ast.CommentGroup) []string {
+	if g == nil {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(g.Text(), "\n"), "\n")
 }

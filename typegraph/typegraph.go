@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"go/token"
 	"strings"
+	"sync"
 )
 
 // Kind is the shape of a type, as gengo classifies it.
@@ -63,11 +64,16 @@ type Type struct {
 	Pos token.Position
 	// Why says what makes an Unsupported type unsupported.
 	Why string
+	// Comments are the lines of a named type's doc comment, without the
+	// comment markers: its "+" markers among them.
+	Comments []string
 
 	methods map[string]*Method
 	members []Member
-	// resolveMembers fills members on first use; nil once done.
+	// resolveMembers fills members on first use; nil once done. mu, the
+	// graph's, guards it for named types.
 	resolveMembers func() ([]Member, error)
+	mu             *sync.Mutex
 }
 
 // Member is a struct field.
@@ -75,6 +81,11 @@ type Member struct {
 	Name     string
 	Embedded bool
 	Type     *Type
+	// Tag is the field's struct tag, unquoted: `json:"name,omitempty"`.
+	Tag string
+	// Comments are the lines of the field's doc comment, without the
+	// comment markers.
+	Comments []string
 }
 
 // Method is a declared method's signature, as far as deep copies care.
@@ -97,6 +108,14 @@ func (t *Type) IsNamed() bool { return t.Name.Name != "" }
 
 // Members returns a struct's fields, resolving them on first use.
 func (t *Type) Members() ([]Member, error) {
+	if t.mu != nil {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+	}
+	return t.membersLocked()
+}
+
+func (t *Type) membersLocked() ([]Member, error) {
 	if t.resolveMembers != nil {
 		m, err := t.resolveMembers()
 		if err != nil {

@@ -86,6 +86,7 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			CtrlgenArgs: args,
 		}
 		var pkgs []string
+		noApply := false
 		for i := 0; i < len(args); i++ {
 			switch a := args[i]; {
 			case a == "--output-dir":
@@ -96,6 +97,8 @@ func goldenInputs(t *testing.T) []surfaceInput {
 				in.Codegen.PluralExceptions = args[i]
 			case a == "--prefers-protobuf":
 				in.Codegen.PrefersProtobuf = true
+			case a == "--with-applyconfig=false":
+				noApply = true
 			case a == "--boilerplate":
 				i++
 			case a == "--generators" && i+1 < len(args) && args[i+1] == genrun.CodegenGenerators:
@@ -117,6 +120,9 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			in.Codegen.Helpers = true
 			handwritten, _ := filepath.Glob(filepath.Join(in.Src, in.Codegen.In, "*", "*", "register.go"))
 			in.Codegen.Register = len(handwritten) == 0
+			// ctrlgen's default is kube_codegen.sh's --with-applyconfig.
+			in.Codegen.ApplyConfig = !noApply
+			in.Codegen.ApplyConfigExternals = goldenApplyConfigExternals[name]
 			compare = append(compare, pkgs[0])
 		case !slices.ContainsFunc(pkgs, func(p string) bool { return !strings.HasPrefix(p, "k8s.io/api/") }):
 			// Read-only packages of k8s.io/api: clients only, with the
@@ -128,6 +134,11 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			}
 			in.Codegen.PluralExceptions = "Endpoints:Endpoints"
 			in.Codegen.PrefersProtobuf = true
+			// As Kubernetes generates client-go's clients; ctrlgen uses
+			// client-go's apply configurations for k8s.io/api too.
+			if !noApply {
+				in.Codegen.ApplyConfigurationPkg = "k8s.io/client-go/applyconfigurations"
+			}
 		default:
 			t.Fatalf("%s: packages %v: add the case to goldenSkipped, saying why", f, pkgs)
 		}
@@ -140,6 +151,13 @@ func goldenInputs(t *testing.T) []surfaceInput {
 		}
 	}
 	return ins
+}
+
+// goldenApplyConfigExternals are kube_codegen.sh's --applyconfig-externals
+// for the golden cases whose types refer to k8s.io/api types: ctrlgen
+// uses client-go's apply configurations for every one of them unasked.
+var goldenApplyConfigExternals = map[string]string{
+	"applyconfig": "k8s.io/api/core/v1.PodTemplateSpec:k8s.io/client-go/applyconfigurations/core/v1",
 }
 
 // objectMarker makes deepcopy-gen write DeepCopyObject for a type.
@@ -300,5 +318,104 @@ func allowed(d apisurface.Diff) int {
 // and changed identifiers are never allowed; an entry that no input
 // needs any more fails the test.
 var allowedAdditions = []struct{ pkg, key, reason string }{
-	{"clientset/versioned/fake", "NewClientset", "client-gen writes it only with apply configurations (--with-applyconfig), which ctrlgen does not generate; ctrlgen's is NewSimpleClientset under the name client-go's fake also has"},
+	{"applyconfiguration/*/*", "Extract*", "applyconfiguration-gen writes Extract<Kind>, Extract<Kind>From and Extract<Kind><Subresource> only when given an OpenAPI schema from openapi-gen (--applyconfig-openapi-schema), which the comparison does not run; ctrlgen derives the schema from the Go types and always writes them"},
+}
+
+// TestGatewayAPIApplyConfigurations compares the apply configurations
+// ctrlgen generates for gateway-api's API packages with the ones the
+// project commits, which its script generates with applyconfiguration-gen
+// and an OpenAPI schema from openapi-gen (so they have Extract functions,
+// as ctrlgen's always do): no difference is allowed.
+func TestGatewayAPIApplyConfigurations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates gateway-api's apply configurations (minutes)")
+	}
+	gw := genrun.GatewayAPI(t)
+	in := &genrun.Input{
+		Name:   "gateway-api-applyconfiguration",
+		Module: gw.Module,
+		Src:    gw.Src,
+		CtrlgenArgs: []string{"--output-dir", ".", "--boilerplate", "hack/boilerplate.go.txt",
+			"--generators", "applyconfiguration", "./apis/...", "./apisx/..."},
+		// Only for its Clean: the committed apply configurations are
+		// removed from ctrlgen's tree before ctrlgen writes its own.
+		Codegen: genrun.KubeCodegen{In: ".", OutDir: ".", ApplyConfig: true},
+	}
+	ctrlgenRoot := genrun.CtrlgenTree(t, in)
+	committedRoot := filepath.Join(t.TempDir(), "committed")
+	if err := genrun.WriteModule(committedRoot, in); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := genrun.GoCmd(committedRoot, []string{"GOFLAGS=-mod=mod", genrun.SetupProxy()}, "mod", "tidy"); err != nil {
+		t.Fatalf("go mod tidy: %v\n%s", err, out)
+	}
+	committed, err := apisurface.Load(committedRoot, "./applyconfiguration/...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := apisurface.Load(ctrlgenRoot, "./applyconfiguration/...")
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := forKindTypes(t, filepath.Join(committedRoot, "applyconfiguration", "utils.go"))
+	var left []apisurface.Diff
+	inlineTags, stale := 0, 0
+	for _, d := range apisurface.Compare(committed, ours) {
+		switch {
+		case d.Kind == apisurface.Changed && strings.ReplaceAll(d.Codegen, "`json:\",inline\"`", "`json:\"\"`") == d.Ctrlgen:
+			inlineTags++
+		case d.Kind == apisurface.Missing && !current[path.Base(path.Dir(d.Package))+"/"+path.Base(d.Package)+"."+acTypeOf(d.Key)]:
+			stale++
+		default:
+			left = append(left, d)
+		}
+	}
+	t.Logf("set aside: %d inline tags written by an older applyconfiguration-gen, %d identifiers of stale files", inlineTags, stale)
+	if len(left) > 0 {
+		t.Errorf("ctrlgen's apply configurations differ from gateway-api's committed ones in %d places (code-generator: the committed side):\n%s",
+			len(left), apisurface.Report(left, 8, 80))
+	}
+}
+
+// forKindTypes returns the apply configurations a committed utils.go's
+// ForKind returns, as "<dir>/<version>.<Type>ApplyConfiguration": what
+// applyconfiguration-gen generated the last time it ran. gateway-api's
+// script does not delete earlier output, so its tree also holds files of
+// types its API packages no longer declare (v1alpha3's
+// BackendTLSPolicySpec, now v1's), which no generator writes today.
+func forKindTypes(t *testing.T, utils string) map[string]bool {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), utils, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	imports := map[string]string{}
+	for _, imp := range f.Imports {
+		p := strings.Trim(imp.Path.Value, `"`)
+		name := path.Base(p)
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		imports[name] = path.Base(path.Dir(p)) + "/" + path.Base(p)
+	}
+	out := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if x, ok := sel.X.(*ast.Ident); ok && strings.HasSuffix(sel.Sel.Name, "ApplyConfiguration") {
+				out[imports[x.Name]+"."+sel.Sel.Name] = true
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// acTypeOf is the apply configuration an identifier belongs to: a
+// method's or field's type, or the type a constructor returns.
+func acTypeOf(key string) string {
+	key, _, _ = strings.Cut(key, ".")
+	if !strings.HasSuffix(key, "ApplyConfiguration") {
+		key += "ApplyConfiguration"
+	}
+	return key
 }

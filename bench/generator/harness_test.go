@@ -34,6 +34,8 @@ var (
 			Helpers:  true,
 			Register: true,
 			OutDir:   "pkg/generated",
+			// ctrlgen's default is --with-applyconfig's.
+			ApplyConfig: true,
 		},
 		Build: true,
 	}
@@ -51,6 +53,9 @@ var (
 			// As Kubernetes generates client-go, and as ctrlgen does for
 			// k8s.io/api without being asked.
 			PrefersProtobuf: true,
+			// The clients take client-go's apply configurations, as
+			// ctrlgen's do for k8s.io/api (it generates none).
+			ApplyConfigurationPkg: "k8s.io/client-go/applyconfigurations",
 		},
 	}
 )

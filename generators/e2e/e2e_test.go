@@ -48,6 +48,13 @@ func TestGeneratedFiles(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
+		"applyconfiguration/crddemo/v1/mydemo.go",
+		"applyconfiguration/crddemo/v1/mydemospec.go",
+		"applyconfiguration/crddemo/v1/mydemostatus.go",
+		"applyconfiguration/crddemo/v1/tenant.go",
+		"applyconfiguration/crddemo/v1beta1/mydemo.go",
+		"applyconfiguration/internal/internal.go",
+		"applyconfiguration/utils.go",
 		"clientset/versioned/clientset.go",
 		"clientset/versioned/fake/clientset_generated.go",
 		"clientset/versioned/fake/doc.go",

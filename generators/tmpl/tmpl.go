@@ -63,6 +63,9 @@ var Std = map[string]string{
 	"equality":      "k8s.io/apimachinery/pkg/api/equality",
 	"record":        "k8s.io/client-go/tools/record",
 	"klog":          "k8s.io/klog/v2",
+	"apply":         "k8s.io/client-go/util/apply",
+	"json":          "encoding/json",
+	"managedfields": "k8s.io/apimachinery/pkg/util/managedfields",
 }
 
 var (
@@ -73,12 +76,14 @@ var (
 
 // stubs declare the functions at parse time; Render binds real ones.
 var stubs = template.FuncMap{
-	"std":  func(string) string { return "" },
-	"imp":  func(string, ...string) string { return "" },
-	"kind": func(*model.Kind) string { return "" },
-	"list": func(*model.Kind) string { return "" },
-	"ref":  func(model.TypeRef, *model.Kind) string { return "" },
-	"dict": dict,
+	"std":         func(string) string { return "" },
+	"imp":         func(string, ...string) string { return "" },
+	"kind":        func(*model.Kind) string { return "" },
+	"list":        func(*model.Kind) string { return "" },
+	"ref":         func(model.TypeRef, *model.Kind) string { return "" },
+	"applyconfig": func(*model.Kind) string { return "" },
+	"acref":       func(model.TypeRef) string { return "" },
+	"dict":        dict,
 }
 
 func parseAll() (*template.Template, error) {
@@ -157,6 +162,12 @@ func funcsFor(f *gen.File) template.FuncMap {
 				return qualify(typesOf(k), r.Name)
 			}
 			return qualify(f.ImportAs(r.Pkg, versionedAlias(r.Pkg)), r.Name)
+		},
+		"applyconfig": func(k *model.Kind) string {
+			return qualify(f.ImportAs(k.Version.ApplyConfigPkg, k.Version.ApplyConfigAlias), k.Name+"ApplyConfiguration")
+		},
+		"acref": func(r model.TypeRef) string {
+			return qualify(f.ImportAs(r.Pkg, "applyconfiguration"+versionedAlias(r.Pkg)), r.Name)
 		},
 		"dict": dict,
 	}

@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/testing"
 )
@@ -86,8 +87,22 @@ var _ testing.ObjectTracker = &Tracker{}
 // that objects given to Add are stored under the resource the clients use
 // even when the plural is irregular.
 func NewTracker(scheme *runtime.Scheme, decoder runtime.Decoder, kinds map[schema.GroupVersionResource]string) *Tracker {
+	return wrapTracker(testing.NewObjectTracker(scheme, decoder), scheme, decoder, kinds)
+}
+
+// NewFieldManagedTracker is NewTracker over client-go's
+// testing.NewFieldManagedObjectTracker: writes record managedFields, and
+// an apply merges the fields its manager owns with the object and
+// reports conflicts with other managers' fields, as an apiserver does.
+// typeConverter is the schema of the types, e.g. the generated apply
+// configurations' NewTypeConverter(scheme).
+func NewFieldManagedTracker(scheme *runtime.Scheme, decoder runtime.Decoder, kinds map[schema.GroupVersionResource]string, typeConverter managedfields.TypeConverter) *Tracker {
+	return wrapTracker(testing.NewFieldManagedObjectTracker(scheme, decoder, typeConverter), scheme, decoder, kinds)
+}
+
+func wrapTracker(inner testing.ObjectTracker, scheme *runtime.Scheme, decoder runtime.Decoder, kinds map[schema.GroupVersionResource]string) *Tracker {
 	t := &Tracker{
-		inner:     testing.NewObjectTracker(scheme, decoder),
+		inner:     inner,
 		scheme:    scheme,
 		decoder:   decoder,
 		kinds:     make(map[schema.GroupVersionResource]schema.GroupVersionKind, len(kinds)),

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	applyconfigurationcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/applyconfiguration/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type MydemoInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*crddemov1.MydemoList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *crddemov1.Mydemo, err error)
+	Apply(ctx context.Context, mydemo *applyconfigurationcrddemov1.MydemoApplyConfiguration, opts metav1.ApplyOptions) (result *crddemov1.Mydemo, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, mydemo *applyconfigurationcrddemov1.MydemoApplyConfiguration, opts metav1.ApplyOptions) (result *crddemov1.Mydemo, err error)
 	MydemoExpansion
 }
 
 // mydemos implements MydemoInterface
 type mydemos struct {
-	*gentype.ClientWithList[*crddemov1.Mydemo, *crddemov1.MydemoList]
+	*gentype.ClientWithListAndApply[*crddemov1.Mydemo, *crddemov1.MydemoList, *applyconfigurationcrddemov1.MydemoApplyConfiguration]
 }
 
 // newMydemos returns a Mydemos
 func newMydemos(c *CrddemoV1Client, namespace string) *mydemos {
 	return &mydemos{
-		gentype.NewClientWithList[*crddemov1.Mydemo, *crddemov1.MydemoList](
+		gentype.NewClientWithListAndApply[*crddemov1.Mydemo, *crddemov1.MydemoList, *applyconfigurationcrddemov1.MydemoApplyConfiguration](
 			"mydemos",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	samplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/apis/samplecontroller/v1alpha1"
+	applyconfigurationsamplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/applyconfiguration/samplecontroller/v1alpha1"
 	"github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type FooInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*samplecontrollerv1alpha1.FooList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *samplecontrollerv1alpha1.Foo, err error)
+	Apply(ctx context.Context, foo *applyconfigurationsamplecontrollerv1alpha1.FooApplyConfiguration, opts metav1.ApplyOptions) (result *samplecontrollerv1alpha1.Foo, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, foo *applyconfigurationsamplecontrollerv1alpha1.FooApplyConfiguration, opts metav1.ApplyOptions) (result *samplecontrollerv1alpha1.Foo, err error)
 	FooExpansion
 }
 
 // foos implements FooInterface
 type foos struct {
-	*gentype.ClientWithList[*samplecontrollerv1alpha1.Foo, *samplecontrollerv1alpha1.FooList]
+	*gentype.ClientWithListAndApply[*samplecontrollerv1alpha1.Foo, *samplecontrollerv1alpha1.FooList, *applyconfigurationsamplecontrollerv1alpha1.FooApplyConfiguration]
 }
 
 // newFoos returns a Foos
 func newFoos(c *SamplecontrollerV1alpha1Client, namespace string) *foos {
 	return &foos{
-		gentype.NewClientWithList[*samplecontrollerv1alpha1.Foo, *samplecontrollerv1alpha1.FooList](
+		gentype.NewClientWithListAndApply[*samplecontrollerv1alpha1.Foo, *samplecontrollerv1alpha1.FooList, *applyconfigurationsamplecontrollerv1alpha1.FooApplyConfiguration](
 			"foos",
 			c.RESTClient(),
 			scheme.ParameterCodec,

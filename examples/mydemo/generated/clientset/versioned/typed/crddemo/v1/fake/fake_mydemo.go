@@ -4,19 +4,20 @@ package fake
 
 import (
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	applyconfigurationcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/applyconfiguration/crddemo/v1"
 	typedcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeMydemos implements MydemoInterface
 type fakeMydemos struct {
-	*gentype.FakeClientWithList[*crddemov1.Mydemo, *crddemov1.MydemoList]
+	*gentype.FakeClientWithListAndApply[*crddemov1.Mydemo, *crddemov1.MydemoList, *applyconfigurationcrddemov1.MydemoApplyConfiguration]
 	Fake *FakeCrddemoV1
 }
 
 func newFakeMydemos(fake *FakeCrddemoV1, namespace string) typedcrddemov1.MydemoInterface {
 	return &fakeMydemos{
-		gentype.NewFakeClientWithList[*crddemov1.Mydemo, *crddemov1.MydemoList](
+		gentype.NewFakeClientWithListAndApply[*crddemov1.Mydemo, *crddemov1.MydemoList, *applyconfigurationcrddemov1.MydemoApplyConfiguration](
 			fake.Fake,
 			namespace,
 			crddemov1.SchemeGroupVersion.WithResource("mydemos"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	samplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/apis/samplecontroller/v1alpha1"
+	applyconfigurationsamplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/applyconfiguration/samplecontroller/v1alpha1"
 	typedsamplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/clientset/versioned/typed/samplecontroller/v1alpha1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeFoos implements FooInterface
 type fakeFoos struct {
-	*gentype.FakeClientWithList[*samplecontrollerv1alpha1.Foo, *samplecontrollerv1alpha1.FooList]
+	*gentype.FakeClientWithListAndApply[*samplecontrollerv1alpha1.Foo, *samplecontrollerv1alpha1.FooList, *applyconfigurationsamplecontrollerv1alpha1.FooApplyConfiguration]
 	Fake *FakeSamplecontrollerV1alpha1
 }
 
 func newFakeFoos(fake *FakeSamplecontrollerV1alpha1, namespace string) typedsamplecontrollerv1alpha1.FooInterface {
 	return &fakeFoos{
-		gentype.NewFakeClientWithList[*samplecontrollerv1alpha1.Foo, *samplecontrollerv1alpha1.FooList](
+		gentype.NewFakeClientWithListAndApply[*samplecontrollerv1alpha1.Foo, *samplecontrollerv1alpha1.FooList, *applyconfigurationsamplecontrollerv1alpha1.FooApplyConfiguration](
 			fake.Fake,
 			namespace,
 			samplecontrollerv1alpha1.SchemeGroupVersion.WithResource("foos"),

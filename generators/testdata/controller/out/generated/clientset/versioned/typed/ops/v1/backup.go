@@ -6,6 +6,7 @@ import (
 	"context"
 
 	opsv1 "example.com/controller/apis/ops/v1"
+	applyconfigurationopsv1 "example.com/controller/generated/applyconfiguration/ops/v1"
 	"example.com/controller/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type BackupInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*opsv1.BackupList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *opsv1.Backup, err error)
+	Apply(ctx context.Context, backup *applyconfigurationopsv1.BackupApplyConfiguration, opts metav1.ApplyOptions) (result *opsv1.Backup, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, backup *applyconfigurationopsv1.BackupApplyConfiguration, opts metav1.ApplyOptions) (result *opsv1.Backup, err error)
 	BackupExpansion
 }
 
 // backups implements BackupInterface
 type backups struct {
-	*gentype.ClientWithList[*opsv1.Backup, *opsv1.BackupList]
+	*gentype.ClientWithListAndApply[*opsv1.Backup, *opsv1.BackupList, *applyconfigurationopsv1.BackupApplyConfiguration]
 }
 
 // newBackups returns a Backups
 func newBackups(c *OpsV1Client, namespace string) *backups {
 	return &backups{
-		gentype.NewClientWithList[*opsv1.Backup, *opsv1.BackupList](
+		gentype.NewClientWithListAndApply[*opsv1.Backup, *opsv1.BackupList, *applyconfigurationopsv1.BackupApplyConfiguration](
 			"backups",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	opsv1 "example.com/controller/apis/ops/v1"
+	applyconfigurationopsv1 "example.com/controller/generated/applyconfiguration/ops/v1"
 	"example.com/controller/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type RestoreInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*opsv1.RestoreList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *opsv1.Restore, err error)
+	Apply(ctx context.Context, restore *applyconfigurationopsv1.RestoreApplyConfiguration, opts metav1.ApplyOptions) (result *opsv1.Restore, err error)
 	RestoreExpansion
 }
 
 // restores implements RestoreInterface
 type restores struct {
-	*gentype.ClientWithList[*opsv1.Restore, *opsv1.RestoreList]
+	*gentype.ClientWithListAndApply[*opsv1.Restore, *opsv1.RestoreList, *applyconfigurationopsv1.RestoreApplyConfiguration]
 }
 
 // newRestores returns a Restores
 func newRestores(c *OpsV1Client, namespace string) *restores {
 	return &restores{
-		gentype.NewClientWithList[*opsv1.Restore, *opsv1.RestoreList](
+		gentype.NewClientWithListAndApply[*opsv1.Restore, *opsv1.RestoreList, *applyconfigurationopsv1.RestoreApplyConfiguration](
 			"restores",
 			c.RESTClient(),
 			scheme.ParameterCodec,

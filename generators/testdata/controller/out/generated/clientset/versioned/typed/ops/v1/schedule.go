@@ -6,6 +6,7 @@ import (
 	"context"
 
 	opsv1 "example.com/controller/apis/ops/v1"
+	applyconfigurationopsv1 "example.com/controller/generated/applyconfiguration/ops/v1"
 	"example.com/controller/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type ScheduleInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*opsv1.ScheduleList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *opsv1.Schedule, err error)
+	Apply(ctx context.Context, schedule *applyconfigurationopsv1.ScheduleApplyConfiguration, opts metav1.ApplyOptions) (result *opsv1.Schedule, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, schedule *applyconfigurationopsv1.ScheduleApplyConfiguration, opts metav1.ApplyOptions) (result *opsv1.Schedule, err error)
 	ScheduleExpansion
 }
 
 // schedules implements ScheduleInterface
 type schedules struct {
-	*gentype.ClientWithList[*opsv1.Schedule, *opsv1.ScheduleList]
+	*gentype.ClientWithListAndApply[*opsv1.Schedule, *opsv1.ScheduleList, *applyconfigurationopsv1.ScheduleApplyConfiguration]
 }
 
 // newSchedules returns a Schedules
 func newSchedules(c *OpsV1Client) *schedules {
 	return &schedules{
-		gentype.NewClientWithList[*opsv1.Schedule, *opsv1.ScheduleList](
+		gentype.NewClientWithListAndApply[*opsv1.Schedule, *opsv1.ScheduleList, *applyconfigurationopsv1.ScheduleApplyConfiguration](
 			"schedules",
 			c.RESTClient(),
 			scheme.ParameterCodec,

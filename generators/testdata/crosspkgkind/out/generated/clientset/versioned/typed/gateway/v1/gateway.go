@@ -6,6 +6,7 @@ import (
 	"context"
 
 	gatewayv1 "example.com/crosspkgkind/apis/gateway/v1"
+	applyconfigurationgatewayv1 "example.com/crosspkgkind/generated/applyconfiguration/gateway/v1"
 	"example.com/crosspkgkind/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type GatewayInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*gatewayv1.GatewayList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *gatewayv1.Gateway, err error)
+	Apply(ctx context.Context, gateway *applyconfigurationgatewayv1.GatewayApplyConfiguration, opts metav1.ApplyOptions) (result *gatewayv1.Gateway, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, gateway *applyconfigurationgatewayv1.GatewayApplyConfiguration, opts metav1.ApplyOptions) (result *gatewayv1.Gateway, err error)
 	GatewayExpansion
 }
 
 // gateways implements GatewayInterface
 type gateways struct {
-	*gentype.ClientWithList[*gatewayv1.Gateway, *gatewayv1.GatewayList]
+	*gentype.ClientWithListAndApply[*gatewayv1.Gateway, *gatewayv1.GatewayList, *applyconfigurationgatewayv1.GatewayApplyConfiguration]
 }
 
 // newGateways returns a Gateways
 func newGateways(c *GatewayV1Client, namespace string) *gateways {
 	return &gateways{
-		gentype.NewClientWithList[*gatewayv1.Gateway, *gatewayv1.GatewayList](
+		gentype.NewClientWithListAndApply[*gatewayv1.Gateway, *gatewayv1.GatewayList, *applyconfigurationgatewayv1.GatewayApplyConfiguration](
 			"gateways",
 			c.RESTClient(),
 			scheme.ParameterCodec,

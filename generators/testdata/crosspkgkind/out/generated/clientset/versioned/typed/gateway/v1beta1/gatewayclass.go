@@ -6,6 +6,7 @@ import (
 	"context"
 
 	gatewayv1beta1 "example.com/crosspkgkind/apis/gateway/v1beta1"
+	applyconfigurationgatewayv1beta1 "example.com/crosspkgkind/generated/applyconfiguration/gateway/v1beta1"
 	"example.com/crosspkgkind/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type GatewayClassInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*gatewayv1beta1.GatewayClassList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *gatewayv1beta1.GatewayClass, err error)
+	Apply(ctx context.Context, gatewayClass *applyconfigurationgatewayv1beta1.GatewayClassApplyConfiguration, opts metav1.ApplyOptions) (result *gatewayv1beta1.GatewayClass, err error)
 	GatewayClassExpansion
 }
 
 // gatewayClasses implements GatewayClassInterface
 type gatewayClasses struct {
-	*gentype.ClientWithList[*gatewayv1beta1.GatewayClass, *gatewayv1beta1.GatewayClassList]
+	*gentype.ClientWithListAndApply[*gatewayv1beta1.GatewayClass, *gatewayv1beta1.GatewayClassList, *applyconfigurationgatewayv1beta1.GatewayClassApplyConfiguration]
 }
 
 // newGatewayClasses returns a GatewayClasses
 func newGatewayClasses(c *GatewayV1beta1Client) *gatewayClasses {
 	return &gatewayClasses{
-		gentype.NewClientWithList[*gatewayv1beta1.GatewayClass, *gatewayv1beta1.GatewayClassList](
+		gentype.NewClientWithListAndApply[*gatewayv1beta1.GatewayClass, *gatewayv1beta1.GatewayClassList, *applyconfigurationgatewayv1beta1.GatewayClassApplyConfiguration](
 			"gatewayclasses",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	widgetsv1 "example.com/dashedgroup/apis/widgets/v1"
+	applyconfigurationwidgetsv1 "example.com/dashedgroup/generated/applyconfiguration/widgets/v1"
 	"example.com/dashedgroup/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type GadgetInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*widgetsv1.GadgetList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *widgetsv1.Gadget, err error)
+	Apply(ctx context.Context, gadget *applyconfigurationwidgetsv1.GadgetApplyConfiguration, opts metav1.ApplyOptions) (result *widgetsv1.Gadget, err error)
 	GadgetExpansion
 }
 
 // gadgets implements GadgetInterface
 type gadgets struct {
-	*gentype.ClientWithList[*widgetsv1.Gadget, *widgetsv1.GadgetList]
+	*gentype.ClientWithListAndApply[*widgetsv1.Gadget, *widgetsv1.GadgetList, *applyconfigurationwidgetsv1.GadgetApplyConfiguration]
 }
 
 // newGadgets returns a Gadgets
 func newGadgets(c *WidgetsV1Client, namespace string) *gadgets {
 	return &gadgets{
-		gentype.NewClientWithList[*widgetsv1.Gadget, *widgetsv1.GadgetList](
+		gentype.NewClientWithListAndApply[*widgetsv1.Gadget, *widgetsv1.GadgetList, *applyconfigurationwidgetsv1.GadgetApplyConfiguration](
 			"gadgets",
 			c.RESTClient(),
 			scheme.ParameterCodec,

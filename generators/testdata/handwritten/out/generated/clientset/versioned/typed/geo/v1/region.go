@@ -6,6 +6,7 @@ import (
 	"context"
 
 	geov1 "example.com/handwritten/apis/geo/v1"
+	applyconfigurationgeov1 "example.com/handwritten/generated/applyconfiguration/geo/v1"
 	"example.com/handwritten/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type RegionInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*geov1.RegionList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *geov1.Region, err error)
+	Apply(ctx context.Context, region *applyconfigurationgeov1.RegionApplyConfiguration, opts metav1.ApplyOptions) (result *geov1.Region, err error)
 	RegionExpansion
 }
 
 // regions implements RegionInterface
 type regions struct {
-	*gentype.ClientWithList[*geov1.Region, *geov1.RegionList]
+	*gentype.ClientWithListAndApply[*geov1.Region, *geov1.RegionList, *applyconfigurationgeov1.RegionApplyConfiguration]
 }
 
 // newRegions returns a Regions
 func newRegions(c *GeoV1Client, namespace string) *regions {
 	return &regions{
-		gentype.NewClientWithList[*geov1.Region, *geov1.RegionList](
+		gentype.NewClientWithListAndApply[*geov1.Region, *geov1.RegionList, *applyconfigurationgeov1.RegionApplyConfiguration](
 			"regions",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	storev1 "example.com/hasregister/apis/store/v1"
+	applyconfigurationstorev1 "example.com/hasregister/generated/applyconfiguration/store/v1"
 	"example.com/hasregister/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type ShelfInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*storev1.ShelfList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *storev1.Shelf, err error)
+	Apply(ctx context.Context, shelf *applyconfigurationstorev1.ShelfApplyConfiguration, opts metav1.ApplyOptions) (result *storev1.Shelf, err error)
 	ShelfExpansion
 }
 
 // shelves implements ShelfInterface
 type shelves struct {
-	*gentype.ClientWithList[*storev1.Shelf, *storev1.ShelfList]
+	*gentype.ClientWithListAndApply[*storev1.Shelf, *storev1.ShelfList, *applyconfigurationstorev1.ShelfApplyConfiguration]
 }
 
 // newShelves returns a Shelves
 func newShelves(c *StoreV1Client, namespace string) *shelves {
 	return &shelves{
-		gentype.NewClientWithList[*storev1.Shelf, *storev1.ShelfList](
+		gentype.NewClientWithListAndApply[*storev1.Shelf, *storev1.ShelfList, *applyconfigurationstorev1.ShelfApplyConfiguration](
 			"shelves",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	docksv1 "example.com/multigroup/apis/docks/v1"
+	applyconfigurationdocksv1 "example.com/multigroup/generated/applyconfiguration/docks/v1"
 	"example.com/multigroup/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type DockInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*docksv1.DockList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *docksv1.Dock, err error)
+	Apply(ctx context.Context, dock *applyconfigurationdocksv1.DockApplyConfiguration, opts metav1.ApplyOptions) (result *docksv1.Dock, err error)
 	DockExpansion
 }
 
 // docks implements DockInterface
 type docks struct {
-	*gentype.ClientWithList[*docksv1.Dock, *docksv1.DockList]
+	*gentype.ClientWithListAndApply[*docksv1.Dock, *docksv1.DockList, *applyconfigurationdocksv1.DockApplyConfiguration]
 }
 
 // newDocks returns a Docks
 func newDocks(c *DocksV1Client, namespace string) *docks {
 	return &docks{
-		gentype.NewClientWithList[*docksv1.Dock, *docksv1.DockList](
+		gentype.NewClientWithListAndApply[*docksv1.Dock, *docksv1.DockList, *applyconfigurationdocksv1.DockApplyConfiguration](
 			"docks",
 			c.RESTClient(),
 			scheme.ParameterCodec,

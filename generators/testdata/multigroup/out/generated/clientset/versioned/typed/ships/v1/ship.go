@@ -6,6 +6,7 @@ import (
 	"context"
 
 	shipsv1 "example.com/multigroup/apis/ships/v1"
+	applyconfigurationshipsv1 "example.com/multigroup/generated/applyconfiguration/ships/v1"
 	"example.com/multigroup/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type ShipInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*shipsv1.ShipList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *shipsv1.Ship, err error)
+	Apply(ctx context.Context, ship *applyconfigurationshipsv1.ShipApplyConfiguration, opts metav1.ApplyOptions) (result *shipsv1.Ship, err error)
 	ShipExpansion
 }
 
 // ships implements ShipInterface
 type ships struct {
-	*gentype.ClientWithList[*shipsv1.Ship, *shipsv1.ShipList]
+	*gentype.ClientWithListAndApply[*shipsv1.Ship, *shipsv1.ShipList, *applyconfigurationshipsv1.ShipApplyConfiguration]
 }
 
 // newShips returns a Ships
 func newShips(c *ShipsV1Client, namespace string) *ships {
 	return &ships{
-		gentype.NewClientWithList[*shipsv1.Ship, *shipsv1.ShipList](
+		gentype.NewClientWithListAndApply[*shipsv1.Ship, *shipsv1.ShipList, *applyconfigurationshipsv1.ShipApplyConfiguration](
 			"ships",
 			c.RESTClient(),
 			scheme.ParameterCodec,

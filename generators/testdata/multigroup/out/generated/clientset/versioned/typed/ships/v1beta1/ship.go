@@ -6,6 +6,7 @@ import (
 	"context"
 
 	shipsv1beta1 "example.com/multigroup/apis/ships/v1beta1"
+	applyconfigurationshipsv1beta1 "example.com/multigroup/generated/applyconfiguration/ships/v1beta1"
 	"example.com/multigroup/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type ShipInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*shipsv1beta1.ShipList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *shipsv1beta1.Ship, err error)
+	Apply(ctx context.Context, ship *applyconfigurationshipsv1beta1.ShipApplyConfiguration, opts metav1.ApplyOptions) (result *shipsv1beta1.Ship, err error)
 	ShipExpansion
 }
 
 // ships implements ShipInterface
 type ships struct {
-	*gentype.ClientWithList[*shipsv1beta1.Ship, *shipsv1beta1.ShipList]
+	*gentype.ClientWithListAndApply[*shipsv1beta1.Ship, *shipsv1beta1.ShipList, *applyconfigurationshipsv1beta1.ShipApplyConfiguration]
 }
 
 // newShips returns a Ships
 func newShips(c *ShipsV1beta1Client, namespace string) *ships {
 	return &ships{
-		gentype.NewClientWithList[*shipsv1beta1.Ship, *shipsv1beta1.ShipList](
+		gentype.NewClientWithListAndApply[*shipsv1beta1.Ship, *shipsv1beta1.ShipList, *applyconfigurationshipsv1beta1.ShipApplyConfiguration](
 			"ships",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	shopv1 "example.com/namespaced/apis/shop/v1"
+	applyconfigurationshopv1 "example.com/namespaced/generated/applyconfiguration/shop/v1"
 	"example.com/namespaced/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type OrderInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*shopv1.OrderList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *shopv1.Order, err error)
+	Apply(ctx context.Context, order *applyconfigurationshopv1.OrderApplyConfiguration, opts metav1.ApplyOptions) (result *shopv1.Order, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, order *applyconfigurationshopv1.OrderApplyConfiguration, opts metav1.ApplyOptions) (result *shopv1.Order, err error)
 	OrderExpansion
 }
 
 // orders implements OrderInterface
 type orders struct {
-	*gentype.ClientWithList[*shopv1.Order, *shopv1.OrderList]
+	*gentype.ClientWithListAndApply[*shopv1.Order, *shopv1.OrderList, *applyconfigurationshopv1.OrderApplyConfiguration]
 }
 
 // newOrders returns a Orders
 func newOrders(c *ShopV1Client, namespace string) *orders {
 	return &orders{
-		gentype.NewClientWithList[*shopv1.Order, *shopv1.OrderList](
+		gentype.NewClientWithListAndApply[*shopv1.Order, *shopv1.OrderList, *applyconfigurationshopv1.OrderApplyConfiguration](
 			"orders",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	configv1 "example.com/nostatus/apis/config/v1"
+	applyconfigurationconfigv1 "example.com/nostatus/generated/applyconfiguration/config/v1"
 	"example.com/nostatus/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type SettingInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*configv1.SettingList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *configv1.Setting, err error)
+	Apply(ctx context.Context, setting *applyconfigurationconfigv1.SettingApplyConfiguration, opts metav1.ApplyOptions) (result *configv1.Setting, err error)
 	SettingExpansion
 }
 
 // settings implements SettingInterface
 type settings struct {
-	*gentype.ClientWithList[*configv1.Setting, *configv1.SettingList]
+	*gentype.ClientWithListAndApply[*configv1.Setting, *configv1.SettingList, *applyconfigurationconfigv1.SettingApplyConfiguration]
 }
 
 // newSettings returns a Settings
 func newSettings(c *ConfigV1Client, namespace string) *settings {
 	return &settings{
-		gentype.NewClientWithList[*configv1.Setting, *configv1.SettingList](
+		gentype.NewClientWithListAndApply[*configv1.Setting, *configv1.SettingList, *applyconfigurationconfigv1.SettingApplyConfiguration](
 			"settings",
 			c.RESTClient(),
 			scheme.ParameterCodec,

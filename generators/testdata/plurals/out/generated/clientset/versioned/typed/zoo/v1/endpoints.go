@@ -6,6 +6,7 @@ import (
 	"context"
 
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	"example.com/plurals/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type EndpointsInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*zoov1.EndpointsList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *zoov1.Endpoints, err error)
+	Apply(ctx context.Context, endpoints *applyconfigurationzoov1.EndpointsApplyConfiguration, opts metav1.ApplyOptions) (result *zoov1.Endpoints, err error)
 	EndpointsExpansion
 }
 
 // endpointses implements EndpointsInterface
 type endpointses struct {
-	*gentype.ClientWithList[*zoov1.Endpoints, *zoov1.EndpointsList]
+	*gentype.ClientWithListAndApply[*zoov1.Endpoints, *zoov1.EndpointsList, *applyconfigurationzoov1.EndpointsApplyConfiguration]
 }
 
 // newEndpointses returns a Endpointses
 func newEndpointses(c *ZooV1Client, namespace string) *endpointses {
 	return &endpointses{
-		gentype.NewClientWithList[*zoov1.Endpoints, *zoov1.EndpointsList](
+		gentype.NewClientWithListAndApply[*zoov1.Endpoints, *zoov1.EndpointsList, *applyconfigurationzoov1.EndpointsApplyConfiguration](
 			"endpointses",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	"example.com/plurals/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type GooseInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*zoov1.GooseList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *zoov1.Goose, err error)
+	Apply(ctx context.Context, goose *applyconfigurationzoov1.GooseApplyConfiguration, opts metav1.ApplyOptions) (result *zoov1.Goose, err error)
 	GooseExpansion
 }
 
 // gooses implements GooseInterface
 type gooses struct {
-	*gentype.ClientWithList[*zoov1.Goose, *zoov1.GooseList]
+	*gentype.ClientWithListAndApply[*zoov1.Goose, *zoov1.GooseList, *applyconfigurationzoov1.GooseApplyConfiguration]
 }
 
 // newGooses returns a Gooses
 func newGooses(c *ZooV1Client, namespace string) *gooses {
 	return &gooses{
-		gentype.NewClientWithList[*zoov1.Goose, *zoov1.GooseList](
+		gentype.NewClientWithListAndApply[*zoov1.Goose, *zoov1.GooseList, *applyconfigurationzoov1.GooseApplyConfiguration](
 			"geese",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	"example.com/plurals/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type IngressInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*zoov1.IngressList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *zoov1.Ingress, err error)
+	Apply(ctx context.Context, ingress *applyconfigurationzoov1.IngressApplyConfiguration, opts metav1.ApplyOptions) (result *zoov1.Ingress, err error)
 	IngressExpansion
 }
 
 // ingresses implements IngressInterface
 type ingresses struct {
-	*gentype.ClientWithList[*zoov1.Ingress, *zoov1.IngressList]
+	*gentype.ClientWithListAndApply[*zoov1.Ingress, *zoov1.IngressList, *applyconfigurationzoov1.IngressApplyConfiguration]
 }
 
 // newIngresses returns a Ingresses
 func newIngresses(c *ZooV1Client, namespace string) *ingresses {
 	return &ingresses{
-		gentype.NewClientWithList[*zoov1.Ingress, *zoov1.IngressList](
+		gentype.NewClientWithListAndApply[*zoov1.Ingress, *zoov1.IngressList, *applyconfigurationzoov1.IngressApplyConfiguration](
 			"ingresses",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	"example.com/plurals/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type OctopusInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*zoov1.OctopusList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *zoov1.Octopus, err error)
+	Apply(ctx context.Context, octopus *applyconfigurationzoov1.OctopusApplyConfiguration, opts metav1.ApplyOptions) (result *zoov1.Octopus, err error)
 	OctopusExpansion
 }
 
 // octopodes implements OctopusInterface
 type octopodes struct {
-	*gentype.ClientWithList[*zoov1.Octopus, *zoov1.OctopusList]
+	*gentype.ClientWithListAndApply[*zoov1.Octopus, *zoov1.OctopusList, *applyconfigurationzoov1.OctopusApplyConfiguration]
 }
 
 // newOctopodes returns a Octopodes
 func newOctopodes(c *ZooV1Client, namespace string) *octopodes {
 	return &octopodes{
-		gentype.NewClientWithList[*zoov1.Octopus, *zoov1.OctopusList](
+		gentype.NewClientWithListAndApply[*zoov1.Octopus, *zoov1.OctopusList, *applyconfigurationzoov1.OctopusApplyConfiguration](
 			"octopodes",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	"example.com/plurals/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -29,18 +30,19 @@ type PolicyInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*zoov1.PolicyList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *zoov1.Policy, err error)
+	Apply(ctx context.Context, policy *applyconfigurationzoov1.PolicyApplyConfiguration, opts metav1.ApplyOptions) (result *zoov1.Policy, err error)
 	PolicyExpansion
 }
 
 // policies implements PolicyInterface
 type policies struct {
-	*gentype.ClientWithList[*zoov1.Policy, *zoov1.PolicyList]
+	*gentype.ClientWithListAndApply[*zoov1.Policy, *zoov1.PolicyList, *applyconfigurationzoov1.PolicyApplyConfiguration]
 }
 
 // newPolicies returns a Policies
 func newPolicies(c *ZooV1Client, namespace string) *policies {
 	return &policies{
-		gentype.NewClientWithList[*zoov1.Policy, *zoov1.PolicyList](
+		gentype.NewClientWithListAndApply[*zoov1.Policy, *zoov1.PolicyList, *applyconfigurationzoov1.PolicyApplyConfiguration](
 			"policies",
 			c.RESTClient(),
 			scheme.ParameterCodec,

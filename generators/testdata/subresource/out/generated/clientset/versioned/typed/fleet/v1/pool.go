@@ -6,6 +6,7 @@ import (
 	"context"
 
 	fleetv1 "example.com/subresource/apis/fleet/v1"
+	applyconfigurationfleetv1 "example.com/subresource/generated/applyconfiguration/fleet/v1"
 	"example.com/subresource/generated/clientset/versioned/scheme"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +33,9 @@ type PoolInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*fleetv1.PoolList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *fleetv1.Pool, err error)
+	Apply(ctx context.Context, pool *applyconfigurationfleetv1.PoolApplyConfiguration, opts metav1.ApplyOptions) (result *fleetv1.Pool, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, pool *applyconfigurationfleetv1.PoolApplyConfiguration, opts metav1.ApplyOptions) (result *fleetv1.Pool, err error)
 	GetScale(ctx context.Context, poolName string, options metav1.GetOptions) (*autoscalingv1.Scale, error)
 	UpdateScale(ctx context.Context, poolName string, scale *autoscalingv1.Scale, opts metav1.UpdateOptions) (*autoscalingv1.Scale, error)
 	PoolExpansion
@@ -39,13 +43,13 @@ type PoolInterface interface {
 
 // pools implements PoolInterface
 type pools struct {
-	*gentype.ClientWithList[*fleetv1.Pool, *fleetv1.PoolList]
+	*gentype.ClientWithListAndApply[*fleetv1.Pool, *fleetv1.PoolList, *applyconfigurationfleetv1.PoolApplyConfiguration]
 }
 
 // newPools returns a Pools
 func newPools(c *FleetV1Client, namespace string) *pools {
 	return &pools{
-		gentype.NewClientWithList[*fleetv1.Pool, *fleetv1.PoolList](
+		gentype.NewClientWithListAndApply[*fleetv1.Pool, *fleetv1.PoolList, *applyconfigurationfleetv1.PoolApplyConfiguration](
 			"pools",
 			c.RESTClient(),
 			scheme.ParameterCodec,

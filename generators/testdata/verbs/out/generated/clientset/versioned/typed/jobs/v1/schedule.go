@@ -6,6 +6,7 @@ import (
 	"context"
 
 	jobsv1 "example.com/verbs/apis/jobs/v1"
+	applyconfigurationjobsv1 "example.com/verbs/generated/applyconfiguration/jobs/v1"
 	"example.com/verbs/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
@@ -27,18 +28,21 @@ type ScheduleInterface interface {
 	Get(ctx context.Context, name string, opts metav1.GetOptions) (*jobsv1.Schedule, error)
 	List(ctx context.Context, opts metav1.ListOptions) (*jobsv1.ScheduleList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	Apply(ctx context.Context, schedule *applyconfigurationjobsv1.ScheduleApplyConfiguration, opts metav1.ApplyOptions) (result *jobsv1.Schedule, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, schedule *applyconfigurationjobsv1.ScheduleApplyConfiguration, opts metav1.ApplyOptions) (result *jobsv1.Schedule, err error)
 	ScheduleExpansion
 }
 
 // schedules implements ScheduleInterface
 type schedules struct {
-	*gentype.ClientWithList[*jobsv1.Schedule, *jobsv1.ScheduleList]
+	*gentype.ClientWithListAndApply[*jobsv1.Schedule, *jobsv1.ScheduleList, *applyconfigurationjobsv1.ScheduleApplyConfiguration]
 }
 
 // newSchedules returns a Schedules
 func newSchedules(c *JobsV1Client, namespace string) *schedules {
 	return &schedules{
-		gentype.NewClientWithList[*jobsv1.Schedule, *jobsv1.ScheduleList](
+		gentype.NewClientWithListAndApply[*jobsv1.Schedule, *jobsv1.ScheduleList, *applyconfigurationjobsv1.ScheduleApplyConfiguration](
 			"schedules",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -12,6 +12,7 @@ import (
 	"context"
 
 	tenancyv1alpha1 "example.com/cluster/apis/tenancy/v1alpha1"
+	applyconfigurationtenancyv1alpha1 "example.com/cluster/pkg/generated/applyconfiguration/tenancy/v1alpha1"
 	"example.com/cluster/pkg/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -37,18 +38,21 @@ type TenantInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*tenancyv1alpha1.TenantList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *tenancyv1alpha1.Tenant, err error)
+	Apply(ctx context.Context, tenant *applyconfigurationtenancyv1alpha1.TenantApplyConfiguration, opts metav1.ApplyOptions) (result *tenancyv1alpha1.Tenant, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, tenant *applyconfigurationtenancyv1alpha1.TenantApplyConfiguration, opts metav1.ApplyOptions) (result *tenancyv1alpha1.Tenant, err error)
 	TenantExpansion
 }
 
 // tenants implements TenantInterface
 type tenants struct {
-	*gentype.ClientWithList[*tenancyv1alpha1.Tenant, *tenancyv1alpha1.TenantList]
+	*gentype.ClientWithListAndApply[*tenancyv1alpha1.Tenant, *tenancyv1alpha1.TenantList, *applyconfigurationtenancyv1alpha1.TenantApplyConfiguration]
 }
 
 // newTenants returns a Tenants
 func newTenants(c *TenancyV1alpha1Client) *tenants {
 	return &tenants{
-		gentype.NewClientWithList[*tenancyv1alpha1.Tenant, *tenancyv1alpha1.TenantList](
+		gentype.NewClientWithListAndApply[*tenancyv1alpha1.Tenant, *tenancyv1alpha1.TenantList, *applyconfigurationtenancyv1alpha1.TenantApplyConfiguration](
 			"tenants",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -4,19 +4,20 @@ package fake
 
 import (
 	opsv1 "example.com/controller/apis/ops/v1"
+	applyconfigurationopsv1 "example.com/controller/generated/applyconfiguration/ops/v1"
 	typedopsv1 "example.com/controller/generated/clientset/versioned/typed/ops/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeBackups implements BackupInterface
 type fakeBackups struct {
-	*gentype.FakeClientWithList[*opsv1.Backup, *opsv1.BackupList]
+	*gentype.FakeClientWithListAndApply[*opsv1.Backup, *opsv1.BackupList, *applyconfigurationopsv1.BackupApplyConfiguration]
 	Fake *FakeOpsV1
 }
 
 func newFakeBackups(fake *FakeOpsV1, namespace string) typedopsv1.BackupInterface {
 	return &fakeBackups{
-		gentype.NewFakeClientWithList[*opsv1.Backup, *opsv1.BackupList](
+		gentype.NewFakeClientWithListAndApply[*opsv1.Backup, *opsv1.BackupList, *applyconfigurationopsv1.BackupApplyConfiguration](
 			fake.Fake,
 			namespace,
 			opsv1.SchemeGroupVersion.WithResource("backups"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	opsv1 "example.com/controller/apis/ops/v1"
+	applyconfigurationopsv1 "example.com/controller/generated/applyconfiguration/ops/v1"
 	typedopsv1 "example.com/controller/generated/clientset/versioned/typed/ops/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeRestores implements RestoreInterface
 type fakeRestores struct {
-	*gentype.FakeClientWithList[*opsv1.Restore, *opsv1.RestoreList]
+	*gentype.FakeClientWithListAndApply[*opsv1.Restore, *opsv1.RestoreList, *applyconfigurationopsv1.RestoreApplyConfiguration]
 	Fake *FakeOpsV1
 }
 
 func newFakeRestores(fake *FakeOpsV1, namespace string) typedopsv1.RestoreInterface {
 	return &fakeRestores{
-		gentype.NewFakeClientWithList[*opsv1.Restore, *opsv1.RestoreList](
+		gentype.NewFakeClientWithListAndApply[*opsv1.Restore, *opsv1.RestoreList, *applyconfigurationopsv1.RestoreApplyConfiguration](
 			fake.Fake,
 			namespace,
 			opsv1.SchemeGroupVersion.WithResource("restores"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	opsv1 "example.com/controller/apis/ops/v1"
+	applyconfigurationopsv1 "example.com/controller/generated/applyconfiguration/ops/v1"
 	typedopsv1 "example.com/controller/generated/clientset/versioned/typed/ops/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeSchedules implements ScheduleInterface
 type fakeSchedules struct {
-	*gentype.FakeClientWithList[*opsv1.Schedule, *opsv1.ScheduleList]
+	*gentype.FakeClientWithListAndApply[*opsv1.Schedule, *opsv1.ScheduleList, *applyconfigurationopsv1.ScheduleApplyConfiguration]
 	Fake *FakeOpsV1
 }
 
 func newFakeSchedules(fake *FakeOpsV1) typedopsv1.ScheduleInterface {
 	return &fakeSchedules{
-		gentype.NewFakeClientWithList[*opsv1.Schedule, *opsv1.ScheduleList](
+		gentype.NewFakeClientWithListAndApply[*opsv1.Schedule, *opsv1.ScheduleList, *applyconfigurationopsv1.ScheduleApplyConfiguration](
 			fake.Fake,
 			"",
 			opsv1.SchemeGroupVersion.WithResource("schedules"),

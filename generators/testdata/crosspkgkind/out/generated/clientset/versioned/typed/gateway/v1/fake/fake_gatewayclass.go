@@ -4,19 +4,20 @@ package fake
 
 import (
 	gatewayv1 "example.com/crosspkgkind/apis/gateway/v1"
+	applyconfigurationgatewayv1 "example.com/crosspkgkind/generated/applyconfiguration/gateway/v1"
 	typedgatewayv1 "example.com/crosspkgkind/generated/clientset/versioned/typed/gateway/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeGatewayClasses implements GatewayClassInterface
 type fakeGatewayClasses struct {
-	*gentype.FakeClientWithList[*gatewayv1.GatewayClass, *gatewayv1.GatewayClassList]
+	*gentype.FakeClientWithListAndApply[*gatewayv1.GatewayClass, *gatewayv1.GatewayClassList, *applyconfigurationgatewayv1.GatewayClassApplyConfiguration]
 	Fake *FakeGatewayV1
 }
 
 func newFakeGatewayClasses(fake *FakeGatewayV1) typedgatewayv1.GatewayClassInterface {
 	return &fakeGatewayClasses{
-		gentype.NewFakeClientWithList[*gatewayv1.GatewayClass, *gatewayv1.GatewayClassList](
+		gentype.NewFakeClientWithListAndApply[*gatewayv1.GatewayClass, *gatewayv1.GatewayClassList, *applyconfigurationgatewayv1.GatewayClassApplyConfiguration](
 			fake.Fake,
 			"",
 			gatewayv1.SchemeGroupVersion.WithResource("gatewayclasses"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	gatewayv1beta1 "example.com/crosspkgkind/apis/gateway/v1beta1"
+	applyconfigurationgatewayv1beta1 "example.com/crosspkgkind/generated/applyconfiguration/gateway/v1beta1"
 	typedgatewayv1beta1 "example.com/crosspkgkind/generated/clientset/versioned/typed/gateway/v1beta1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeGateways implements GatewayInterface
 type fakeGateways struct {
-	*gentype.FakeClientWithList[*gatewayv1beta1.Gateway, *gatewayv1beta1.GatewayList]
+	*gentype.FakeClientWithListAndApply[*gatewayv1beta1.Gateway, *gatewayv1beta1.GatewayList, *applyconfigurationgatewayv1beta1.GatewayApplyConfiguration]
 	Fake *FakeGatewayV1beta1
 }
 
 func newFakeGateways(fake *FakeGatewayV1beta1, namespace string) typedgatewayv1beta1.GatewayInterface {
 	return &fakeGateways{
-		gentype.NewFakeClientWithList[*gatewayv1beta1.Gateway, *gatewayv1beta1.GatewayList](
+		gentype.NewFakeClientWithListAndApply[*gatewayv1beta1.Gateway, *gatewayv1beta1.GatewayList, *applyconfigurationgatewayv1beta1.GatewayApplyConfiguration](
 			fake.Fake,
 			namespace,
 			gatewayv1beta1.SchemeGroupVersion.WithResource("gateways"),

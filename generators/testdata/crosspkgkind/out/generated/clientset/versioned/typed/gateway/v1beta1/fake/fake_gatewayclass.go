@@ -4,19 +4,20 @@ package fake
 
 import (
 	gatewayv1beta1 "example.com/crosspkgkind/apis/gateway/v1beta1"
+	applyconfigurationgatewayv1beta1 "example.com/crosspkgkind/generated/applyconfiguration/gateway/v1beta1"
 	typedgatewayv1beta1 "example.com/crosspkgkind/generated/clientset/versioned/typed/gateway/v1beta1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeGatewayClasses implements GatewayClassInterface
 type fakeGatewayClasses struct {
-	*gentype.FakeClientWithList[*gatewayv1beta1.GatewayClass, *gatewayv1beta1.GatewayClassList]
+	*gentype.FakeClientWithListAndApply[*gatewayv1beta1.GatewayClass, *gatewayv1beta1.GatewayClassList, *applyconfigurationgatewayv1beta1.GatewayClassApplyConfiguration]
 	Fake *FakeGatewayV1beta1
 }
 
 func newFakeGatewayClasses(fake *FakeGatewayV1beta1) typedgatewayv1beta1.GatewayClassInterface {
 	return &fakeGatewayClasses{
-		gentype.NewFakeClientWithList[*gatewayv1beta1.GatewayClass, *gatewayv1beta1.GatewayClassList](
+		gentype.NewFakeClientWithListAndApply[*gatewayv1beta1.GatewayClass, *gatewayv1beta1.GatewayClassList, *applyconfigurationgatewayv1beta1.GatewayClassApplyConfiguration](
 			fake.Fake,
 			"",
 			gatewayv1beta1.SchemeGroupVersion.WithResource("gatewayclasses"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	widgetsv1 "example.com/dashedgroup/apis/widgets/v1"
+	applyconfigurationwidgetsv1 "example.com/dashedgroup/generated/applyconfiguration/widgets/v1"
 	typedwidgetsv1 "example.com/dashedgroup/generated/clientset/versioned/typed/widgets/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeGadgets implements GadgetInterface
 type fakeGadgets struct {
-	*gentype.FakeClientWithList[*widgetsv1.Gadget, *widgetsv1.GadgetList]
+	*gentype.FakeClientWithListAndApply[*widgetsv1.Gadget, *widgetsv1.GadgetList, *applyconfigurationwidgetsv1.GadgetApplyConfiguration]
 	Fake *FakeWidgetsV1
 }
 
 func newFakeGadgets(fake *FakeWidgetsV1, namespace string) typedwidgetsv1.GadgetInterface {
 	return &fakeGadgets{
-		gentype.NewFakeClientWithList[*widgetsv1.Gadget, *widgetsv1.GadgetList](
+		gentype.NewFakeClientWithListAndApply[*widgetsv1.Gadget, *widgetsv1.GadgetList, *applyconfigurationwidgetsv1.GadgetApplyConfiguration](
 			fake.Fake,
 			namespace,
 			widgetsv1.SchemeGroupVersion.WithResource("gadgets"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedappsv1 "example.com/external/generated/clientset/versioned/typed/apps/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	applyconfigurationappsv1 "k8s.io/client-go/applyconfigurations/apps/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeControllerRevisions implements ControllerRevisionInterface
 type fakeControllerRevisions struct {
-	*gentype.FakeClientWithList[*appsv1.ControllerRevision, *appsv1.ControllerRevisionList]
+	*gentype.FakeClientWithListAndApply[*appsv1.ControllerRevision, *appsv1.ControllerRevisionList, *applyconfigurationappsv1.ControllerRevisionApplyConfiguration]
 	Fake *FakeAppsV1
 }
 
 func newFakeControllerRevisions(fake *FakeAppsV1, namespace string) typedappsv1.ControllerRevisionInterface {
 	return &fakeControllerRevisions{
-		gentype.NewFakeClientWithList[*appsv1.ControllerRevision, *appsv1.ControllerRevisionList](
+		gentype.NewFakeClientWithListAndApply[*appsv1.ControllerRevision, *appsv1.ControllerRevisionList, *applyconfigurationappsv1.ControllerRevisionApplyConfiguration](
 			fake.Fake,
 			namespace,
 			appsv1.SchemeGroupVersion.WithResource("controllerrevisions"),

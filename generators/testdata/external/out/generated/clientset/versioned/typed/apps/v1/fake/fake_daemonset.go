@@ -5,18 +5,19 @@ package fake
 import (
 	typedappsv1 "example.com/external/generated/clientset/versioned/typed/apps/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	applyconfigurationappsv1 "k8s.io/client-go/applyconfigurations/apps/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeDaemonSets implements DaemonSetInterface
 type fakeDaemonSets struct {
-	*gentype.FakeClientWithList[*appsv1.DaemonSet, *appsv1.DaemonSetList]
+	*gentype.FakeClientWithListAndApply[*appsv1.DaemonSet, *appsv1.DaemonSetList, *applyconfigurationappsv1.DaemonSetApplyConfiguration]
 	Fake *FakeAppsV1
 }
 
 func newFakeDaemonSets(fake *FakeAppsV1, namespace string) typedappsv1.DaemonSetInterface {
 	return &fakeDaemonSets{
-		gentype.NewFakeClientWithList[*appsv1.DaemonSet, *appsv1.DaemonSetList](
+		gentype.NewFakeClientWithListAndApply[*appsv1.DaemonSet, *appsv1.DaemonSetList, *applyconfigurationappsv1.DaemonSetApplyConfiguration](
 			fake.Fake,
 			namespace,
 			appsv1.SchemeGroupVersion.WithResource("daemonsets"),

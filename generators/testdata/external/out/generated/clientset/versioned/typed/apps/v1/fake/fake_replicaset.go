@@ -4,25 +4,30 @@ package fake
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	typedappsv1 "example.com/external/generated/clientset/versioned/typed/apps/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	applyconfigurationappsv1 "k8s.io/client-go/applyconfigurations/apps/v1"
+	applyconfigurationautoscalingv1 "k8s.io/client-go/applyconfigurations/autoscaling/v1"
 	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/testing"
 )
 
 // fakeReplicaSets implements ReplicaSetInterface
 type fakeReplicaSets struct {
-	*gentype.FakeClientWithList[*appsv1.ReplicaSet, *appsv1.ReplicaSetList]
+	*gentype.FakeClientWithListAndApply[*appsv1.ReplicaSet, *appsv1.ReplicaSetList, *applyconfigurationappsv1.ReplicaSetApplyConfiguration]
 	Fake *FakeAppsV1
 }
 
 func newFakeReplicaSets(fake *FakeAppsV1, namespace string) typedappsv1.ReplicaSetInterface {
 	return &fakeReplicaSets{
-		gentype.NewFakeClientWithList[*appsv1.ReplicaSet, *appsv1.ReplicaSetList](
+		gentype.NewFakeClientWithListAndApply[*appsv1.ReplicaSet, *appsv1.ReplicaSetList, *applyconfigurationappsv1.ReplicaSetApplyConfiguration](
 			fake.Fake,
 			namespace,
 			appsv1.SchemeGroupVersion.WithResource("replicasets"),
@@ -37,6 +42,18 @@ func newFakeReplicaSets(fake *FakeAppsV1, namespace string) typedappsv1.ReplicaS
 		),
 		fake,
 	}
+}
+
+// ApplyScale records the action and returns what the reactors make of it.
+func (c *fakeReplicaSets) ApplyScale(ctx context.Context, replicaSetName string, scale *applyconfigurationautoscalingv1.ScaleApplyConfiguration, opts metav1.ApplyOptions) (result *autoscalingv1.Scale, err error) {
+	if scale == nil {
+		return nil, fmt.Errorf("scale provided to ApplyScale must not be nil")
+	}
+	data, err := json.Marshal(scale)
+	if err != nil {
+		return nil, err
+	}
+	return fakeclient.Invoke(c.Fake.Fake, testing.NewPatchSubresourceActionWithOptions(c.Resource(), c.Namespace(), replicaSetName, types.ApplyPatchType, data, opts.ToPatchOptions(), "scale"), &autoscalingv1.Scale{})
 }
 
 // GetScale records the action and returns what the reactors make of it.

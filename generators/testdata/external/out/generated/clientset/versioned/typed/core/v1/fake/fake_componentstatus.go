@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeComponentStatuses implements ComponentStatusInterface
 type fakeComponentStatuses struct {
-	*gentype.FakeClientWithList[*corev1.ComponentStatus, *corev1.ComponentStatusList]
+	*gentype.FakeClientWithListAndApply[*corev1.ComponentStatus, *corev1.ComponentStatusList, *applyconfigurationcorev1.ComponentStatusApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeComponentStatuses(fake *FakeCoreV1) typedcorev1.ComponentStatusInterface {
 	return &fakeComponentStatuses{
-		gentype.NewFakeClientWithList[*corev1.ComponentStatus, *corev1.ComponentStatusList](
+		gentype.NewFakeClientWithListAndApply[*corev1.ComponentStatus, *corev1.ComponentStatusList, *applyconfigurationcorev1.ComponentStatusApplyConfiguration](
 			fake.Fake,
 			"",
 			corev1.SchemeGroupVersion.WithResource("componentstatuses"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeConfigMaps implements ConfigMapInterface
 type fakeConfigMaps struct {
-	*gentype.FakeClientWithList[*corev1.ConfigMap, *corev1.ConfigMapList]
+	*gentype.FakeClientWithListAndApply[*corev1.ConfigMap, *corev1.ConfigMapList, *applyconfigurationcorev1.ConfigMapApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeConfigMaps(fake *FakeCoreV1, namespace string) typedcorev1.ConfigMapInterface {
 	return &fakeConfigMaps{
-		gentype.NewFakeClientWithList[*corev1.ConfigMap, *corev1.ConfigMapList](
+		gentype.NewFakeClientWithListAndApply[*corev1.ConfigMap, *corev1.ConfigMapList, *applyconfigurationcorev1.ConfigMapApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("configmaps"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeEndpoints implements EndpointsInterface
 type fakeEndpoints struct {
-	*gentype.FakeClientWithList[*corev1.Endpoints, *corev1.EndpointsList]
+	*gentype.FakeClientWithListAndApply[*corev1.Endpoints, *corev1.EndpointsList, *applyconfigurationcorev1.EndpointsApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeEndpoints(fake *FakeCoreV1, namespace string) typedcorev1.EndpointsInterface {
 	return &fakeEndpoints{
-		gentype.NewFakeClientWithList[*corev1.Endpoints, *corev1.EndpointsList](
+		gentype.NewFakeClientWithListAndApply[*corev1.Endpoints, *corev1.EndpointsList, *applyconfigurationcorev1.EndpointsApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("endpoints"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeEvents implements EventInterface
 type fakeEvents struct {
-	*gentype.FakeClientWithList[*corev1.Event, *corev1.EventList]
+	*gentype.FakeClientWithListAndApply[*corev1.Event, *corev1.EventList, *applyconfigurationcorev1.EventApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeEvents(fake *FakeCoreV1, namespace string) typedcorev1.EventInterface {
 	return &fakeEvents{
-		gentype.NewFakeClientWithList[*corev1.Event, *corev1.EventList](
+		gentype.NewFakeClientWithListAndApply[*corev1.Event, *corev1.EventList, *applyconfigurationcorev1.EventApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("events"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeLimitRanges implements LimitRangeInterface
 type fakeLimitRanges struct {
-	*gentype.FakeClientWithList[*corev1.LimitRange, *corev1.LimitRangeList]
+	*gentype.FakeClientWithListAndApply[*corev1.LimitRange, *corev1.LimitRangeList, *applyconfigurationcorev1.LimitRangeApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeLimitRanges(fake *FakeCoreV1, namespace string) typedcorev1.LimitRangeInterface {
 	return &fakeLimitRanges{
-		gentype.NewFakeClientWithList[*corev1.LimitRange, *corev1.LimitRangeList](
+		gentype.NewFakeClientWithListAndApply[*corev1.LimitRange, *corev1.LimitRangeList, *applyconfigurationcorev1.LimitRangeApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("limitranges"),

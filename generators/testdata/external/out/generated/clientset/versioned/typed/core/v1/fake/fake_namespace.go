@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeNamespaces implements NamespaceInterface
 type fakeNamespaces struct {
-	*gentype.FakeClientWithList[*corev1.Namespace, *corev1.NamespaceList]
+	*gentype.FakeClientWithListAndApply[*corev1.Namespace, *corev1.NamespaceList, *applyconfigurationcorev1.NamespaceApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeNamespaces(fake *FakeCoreV1) typedcorev1.NamespaceInterface {
 	return &fakeNamespaces{
-		gentype.NewFakeClientWithList[*corev1.Namespace, *corev1.NamespaceList](
+		gentype.NewFakeClientWithListAndApply[*corev1.Namespace, *corev1.NamespaceList, *applyconfigurationcorev1.NamespaceApplyConfiguration](
 			fake.Fake,
 			"",
 			corev1.SchemeGroupVersion.WithResource("namespaces"),

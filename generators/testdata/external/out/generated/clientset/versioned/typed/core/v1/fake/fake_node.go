@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeNodes implements NodeInterface
 type fakeNodes struct {
-	*gentype.FakeClientWithList[*corev1.Node, *corev1.NodeList]
+	*gentype.FakeClientWithListAndApply[*corev1.Node, *corev1.NodeList, *applyconfigurationcorev1.NodeApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeNodes(fake *FakeCoreV1) typedcorev1.NodeInterface {
 	return &fakeNodes{
-		gentype.NewFakeClientWithList[*corev1.Node, *corev1.NodeList](
+		gentype.NewFakeClientWithListAndApply[*corev1.Node, *corev1.NodeList, *applyconfigurationcorev1.NodeApplyConfiguration](
 			fake.Fake,
 			"",
 			corev1.SchemeGroupVersion.WithResource("nodes"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakePersistentVolumes implements PersistentVolumeInterface
 type fakePersistentVolumes struct {
-	*gentype.FakeClientWithList[*corev1.PersistentVolume, *corev1.PersistentVolumeList]
+	*gentype.FakeClientWithListAndApply[*corev1.PersistentVolume, *corev1.PersistentVolumeList, *applyconfigurationcorev1.PersistentVolumeApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakePersistentVolumes(fake *FakeCoreV1) typedcorev1.PersistentVolumeInterface {
 	return &fakePersistentVolumes{
-		gentype.NewFakeClientWithList[*corev1.PersistentVolume, *corev1.PersistentVolumeList](
+		gentype.NewFakeClientWithListAndApply[*corev1.PersistentVolume, *corev1.PersistentVolumeList, *applyconfigurationcorev1.PersistentVolumeApplyConfiguration](
 			fake.Fake,
 			"",
 			corev1.SchemeGroupVersion.WithResource("persistentvolumes"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakePersistentVolumeClaims implements PersistentVolumeClaimInterface
 type fakePersistentVolumeClaims struct {
-	*gentype.FakeClientWithList[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList]
+	*gentype.FakeClientWithListAndApply[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList, *applyconfigurationcorev1.PersistentVolumeClaimApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakePersistentVolumeClaims(fake *FakeCoreV1, namespace string) typedcorev1.PersistentVolumeClaimInterface {
 	return &fakePersistentVolumeClaims{
-		gentype.NewFakeClientWithList[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList](
+		gentype.NewFakeClientWithListAndApply[*corev1.PersistentVolumeClaim, *corev1.PersistentVolumeClaimList, *applyconfigurationcorev1.PersistentVolumeClaimApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("persistentvolumeclaims"),

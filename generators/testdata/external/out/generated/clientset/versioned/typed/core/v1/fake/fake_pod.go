@@ -9,19 +9,20 @@ import (
 	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/testing"
 )
 
 // fakePods implements PodInterface
 type fakePods struct {
-	*gentype.FakeClientWithList[*corev1.Pod, *corev1.PodList]
+	*gentype.FakeClientWithListAndApply[*corev1.Pod, *corev1.PodList, *applyconfigurationcorev1.PodApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakePods(fake *FakeCoreV1, namespace string) typedcorev1.PodInterface {
 	return &fakePods{
-		gentype.NewFakeClientWithList[*corev1.Pod, *corev1.PodList](
+		gentype.NewFakeClientWithListAndApply[*corev1.Pod, *corev1.PodList, *applyconfigurationcorev1.PodApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("pods"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakePodTemplates implements PodTemplateInterface
 type fakePodTemplates struct {
-	*gentype.FakeClientWithList[*corev1.PodTemplate, *corev1.PodTemplateList]
+	*gentype.FakeClientWithListAndApply[*corev1.PodTemplate, *corev1.PodTemplateList, *applyconfigurationcorev1.PodTemplateApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakePodTemplates(fake *FakeCoreV1, namespace string) typedcorev1.PodTemplateInterface {
 	return &fakePodTemplates{
-		gentype.NewFakeClientWithList[*corev1.PodTemplate, *corev1.PodTemplateList](
+		gentype.NewFakeClientWithListAndApply[*corev1.PodTemplate, *corev1.PodTemplateList, *applyconfigurationcorev1.PodTemplateApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("podtemplates"),

@@ -10,19 +10,20 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/testing"
 )
 
 // fakeReplicationControllers implements ReplicationControllerInterface
 type fakeReplicationControllers struct {
-	*gentype.FakeClientWithList[*corev1.ReplicationController, *corev1.ReplicationControllerList]
+	*gentype.FakeClientWithListAndApply[*corev1.ReplicationController, *corev1.ReplicationControllerList, *applyconfigurationcorev1.ReplicationControllerApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeReplicationControllers(fake *FakeCoreV1, namespace string) typedcorev1.ReplicationControllerInterface {
 	return &fakeReplicationControllers{
-		gentype.NewFakeClientWithList[*corev1.ReplicationController, *corev1.ReplicationControllerList](
+		gentype.NewFakeClientWithListAndApply[*corev1.ReplicationController, *corev1.ReplicationControllerList, *applyconfigurationcorev1.ReplicationControllerApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("replicationcontrollers"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeResourceQuotas implements ResourceQuotaInterface
 type fakeResourceQuotas struct {
-	*gentype.FakeClientWithList[*corev1.ResourceQuota, *corev1.ResourceQuotaList]
+	*gentype.FakeClientWithListAndApply[*corev1.ResourceQuota, *corev1.ResourceQuotaList, *applyconfigurationcorev1.ResourceQuotaApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeResourceQuotas(fake *FakeCoreV1, namespace string) typedcorev1.ResourceQuotaInterface {
 	return &fakeResourceQuotas{
-		gentype.NewFakeClientWithList[*corev1.ResourceQuota, *corev1.ResourceQuotaList](
+		gentype.NewFakeClientWithListAndApply[*corev1.ResourceQuota, *corev1.ResourceQuotaList, *applyconfigurationcorev1.ResourceQuotaApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("resourcequotas"),

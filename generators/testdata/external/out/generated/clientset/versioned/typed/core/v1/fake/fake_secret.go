@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeSecrets implements SecretInterface
 type fakeSecrets struct {
-	*gentype.FakeClientWithList[*corev1.Secret, *corev1.SecretList]
+	*gentype.FakeClientWithListAndApply[*corev1.Secret, *corev1.SecretList, *applyconfigurationcorev1.SecretApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeSecrets(fake *FakeCoreV1, namespace string) typedcorev1.SecretInterface {
 	return &fakeSecrets{
-		gentype.NewFakeClientWithList[*corev1.Secret, *corev1.SecretList](
+		gentype.NewFakeClientWithListAndApply[*corev1.Secret, *corev1.SecretList, *applyconfigurationcorev1.SecretApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("secrets"),

@@ -5,18 +5,19 @@ package fake
 import (
 	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	corev1 "k8s.io/api/core/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeServices implements ServiceInterface
 type fakeServices struct {
-	*gentype.FakeClientWithList[*corev1.Service, *corev1.ServiceList]
+	*gentype.FakeClientWithListAndApply[*corev1.Service, *corev1.ServiceList, *applyconfigurationcorev1.ServiceApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeServices(fake *FakeCoreV1, namespace string) typedcorev1.ServiceInterface {
 	return &fakeServices{
-		gentype.NewFakeClientWithList[*corev1.Service, *corev1.ServiceList](
+		gentype.NewFakeClientWithListAndApply[*corev1.Service, *corev1.ServiceList, *applyconfigurationcorev1.ServiceApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("services"),

@@ -10,19 +10,20 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	applyconfigurationcorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/gentype"
 	"k8s.io/client-go/testing"
 )
 
 // fakeServiceAccounts implements ServiceAccountInterface
 type fakeServiceAccounts struct {
-	*gentype.FakeClientWithList[*corev1.ServiceAccount, *corev1.ServiceAccountList]
+	*gentype.FakeClientWithListAndApply[*corev1.ServiceAccount, *corev1.ServiceAccountList, *applyconfigurationcorev1.ServiceAccountApplyConfiguration]
 	Fake *FakeCoreV1
 }
 
 func newFakeServiceAccounts(fake *FakeCoreV1, namespace string) typedcorev1.ServiceAccountInterface {
 	return &fakeServiceAccounts{
-		gentype.NewFakeClientWithList[*corev1.ServiceAccount, *corev1.ServiceAccountList](
+		gentype.NewFakeClientWithListAndApply[*corev1.ServiceAccount, *corev1.ServiceAccountList, *applyconfigurationcorev1.ServiceAccountApplyConfiguration](
 			fake.Fake,
 			namespace,
 			corev1.SchemeGroupVersion.WithResource("serviceaccounts"),

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	networkingv1alpha1 "example.com/groupdirs/apisx/v1alpha1"
+	applyconfigurationnetworkingv1alpha1 "example.com/groupdirs/pkg/client/applyconfiguration/apisx/v1alpha1"
 	"example.com/groupdirs/pkg/client/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type MeshInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*networkingv1alpha1.MeshList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *networkingv1alpha1.Mesh, err error)
+	Apply(ctx context.Context, mesh *applyconfigurationnetworkingv1alpha1.MeshApplyConfiguration, opts metav1.ApplyOptions) (result *networkingv1alpha1.Mesh, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, mesh *applyconfigurationnetworkingv1alpha1.MeshApplyConfiguration, opts metav1.ApplyOptions) (result *networkingv1alpha1.Mesh, err error)
 	MeshExpansion
 }
 
 // meshes implements MeshInterface
 type meshes struct {
-	*gentype.ClientWithList[*networkingv1alpha1.Mesh, *networkingv1alpha1.MeshList]
+	*gentype.ClientWithListAndApply[*networkingv1alpha1.Mesh, *networkingv1alpha1.MeshList, *applyconfigurationnetworkingv1alpha1.MeshApplyConfiguration]
 }
 
 // newMeshes returns a Meshes
 func newMeshes(c *NetworkingV1alpha1Client, namespace string) *meshes {
 	return &meshes{
-		gentype.NewClientWithList[*networkingv1alpha1.Mesh, *networkingv1alpha1.MeshList](
+		gentype.NewClientWithListAndApply[*networkingv1alpha1.Mesh, *networkingv1alpha1.MeshList, *applyconfigurationnetworkingv1alpha1.MeshApplyConfiguration](
 			"meshes",
 			c.RESTClient(),
 			scheme.ParameterCodec,

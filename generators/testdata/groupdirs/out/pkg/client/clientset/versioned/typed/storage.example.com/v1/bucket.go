@@ -6,6 +6,7 @@ import (
 	"context"
 
 	objectstorev1 "example.com/groupdirs/pkg/apis/storage.example.com/v1"
+	applyconfigurationobjectstorev1 "example.com/groupdirs/pkg/client/applyconfiguration/storage.example.com/v1"
 	"example.com/groupdirs/pkg/client/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type BucketInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*objectstorev1.BucketList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *objectstorev1.Bucket, err error)
+	Apply(ctx context.Context, bucket *applyconfigurationobjectstorev1.BucketApplyConfiguration, opts metav1.ApplyOptions) (result *objectstorev1.Bucket, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, bucket *applyconfigurationobjectstorev1.BucketApplyConfiguration, opts metav1.ApplyOptions) (result *objectstorev1.Bucket, err error)
 	BucketExpansion
 }
 
 // buckets implements BucketInterface
 type buckets struct {
-	*gentype.ClientWithList[*objectstorev1.Bucket, *objectstorev1.BucketList]
+	*gentype.ClientWithListAndApply[*objectstorev1.Bucket, *objectstorev1.BucketList, *applyconfigurationobjectstorev1.BucketApplyConfiguration]
 }
 
 // newBuckets returns a Buckets
 func newBuckets(c *ObjectStoreV1Client, namespace string) *buckets {
 	return &buckets{
-		gentype.NewClientWithList[*objectstorev1.Bucket, *objectstorev1.BucketList](
+		gentype.NewClientWithListAndApply[*objectstorev1.Bucket, *objectstorev1.BucketList, *applyconfigurationobjectstorev1.BucketApplyConfiguration](
 			"buckets",
 			c.RESTClient(),
 			scheme.ParameterCodec,

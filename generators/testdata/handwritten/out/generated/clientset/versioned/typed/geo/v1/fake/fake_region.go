@@ -4,19 +4,20 @@ package fake
 
 import (
 	geov1 "example.com/handwritten/apis/geo/v1"
+	applyconfigurationgeov1 "example.com/handwritten/generated/applyconfiguration/geo/v1"
 	typedgeov1 "example.com/handwritten/generated/clientset/versioned/typed/geo/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeRegions implements RegionInterface
 type fakeRegions struct {
-	*gentype.FakeClientWithList[*geov1.Region, *geov1.RegionList]
+	*gentype.FakeClientWithListAndApply[*geov1.Region, *geov1.RegionList, *applyconfigurationgeov1.RegionApplyConfiguration]
 	Fake *FakeGeoV1
 }
 
 func newFakeRegions(fake *FakeGeoV1, namespace string) typedgeov1.RegionInterface {
 	return &fakeRegions{
-		gentype.NewFakeClientWithList[*geov1.Region, *geov1.RegionList](
+		gentype.NewFakeClientWithListAndApply[*geov1.Region, *geov1.RegionList, *applyconfigurationgeov1.RegionApplyConfiguration](
 			fake.Fake,
 			namespace,
 			geov1.SchemeGroupVersion.WithResource("regions"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	storev1 "example.com/hasregister/apis/store/v1"
+	applyconfigurationstorev1 "example.com/hasregister/generated/applyconfiguration/store/v1"
 	typedstorev1 "example.com/hasregister/generated/clientset/versioned/typed/store/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeShelves implements ShelfInterface
 type fakeShelves struct {
-	*gentype.FakeClientWithList[*storev1.Shelf, *storev1.ShelfList]
+	*gentype.FakeClientWithListAndApply[*storev1.Shelf, *storev1.ShelfList, *applyconfigurationstorev1.ShelfApplyConfiguration]
 	Fake *FakeStoreV1
 }
 
 func newFakeShelves(fake *FakeStoreV1, namespace string) typedstorev1.ShelfInterface {
 	return &fakeShelves{
-		gentype.NewFakeClientWithList[*storev1.Shelf, *storev1.ShelfList](
+		gentype.NewFakeClientWithListAndApply[*storev1.Shelf, *storev1.ShelfList, *applyconfigurationstorev1.ShelfApplyConfiguration](
 			fake.Fake,
 			namespace,
 			storev1.SchemeGroupVersion.WithResource("shelves"),

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	batchv1 "example.com/kubebuilder/api/v1"
+	applyconfigurationbatchv1 "example.com/kubebuilder/pkg/client/applyconfiguration/api/v1"
 	"example.com/kubebuilder/pkg/client/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type CalendarInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*batchv1.CalendarList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *batchv1.Calendar, err error)
+	Apply(ctx context.Context, calendar *applyconfigurationbatchv1.CalendarApplyConfiguration, opts metav1.ApplyOptions) (result *batchv1.Calendar, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, calendar *applyconfigurationbatchv1.CalendarApplyConfiguration, opts metav1.ApplyOptions) (result *batchv1.Calendar, err error)
 	CalendarExpansion
 }
 
 // calendars implements CalendarInterface
 type calendars struct {
-	*gentype.ClientWithList[*batchv1.Calendar, *batchv1.CalendarList]
+	*gentype.ClientWithListAndApply[*batchv1.Calendar, *batchv1.CalendarList, *applyconfigurationbatchv1.CalendarApplyConfiguration]
 }
 
 // newCalendars returns a Calendars
 func newCalendars(c *BatchV1Client) *calendars {
 	return &calendars{
-		gentype.NewClientWithList[*batchv1.Calendar, *batchv1.CalendarList](
+		gentype.NewClientWithListAndApply[*batchv1.Calendar, *batchv1.CalendarList, *applyconfigurationbatchv1.CalendarApplyConfiguration](
 			"calendars",
 			c.RESTClient(),
 			scheme.ParameterCodec,

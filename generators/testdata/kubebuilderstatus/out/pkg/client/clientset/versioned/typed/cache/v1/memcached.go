@@ -6,6 +6,7 @@ import (
 	"context"
 
 	cachev1 "example.com/kubebuilderstatus/api/cache/v1"
+	applyconfigurationcachev1 "example.com/kubebuilderstatus/pkg/client/applyconfiguration/cache/v1"
 	"example.com/kubebuilderstatus/pkg/client/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type MemcachedInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*cachev1.MemcachedList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *cachev1.Memcached, err error)
+	Apply(ctx context.Context, memcached *applyconfigurationcachev1.MemcachedApplyConfiguration, opts metav1.ApplyOptions) (result *cachev1.Memcached, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, memcached *applyconfigurationcachev1.MemcachedApplyConfiguration, opts metav1.ApplyOptions) (result *cachev1.Memcached, err error)
 	MemcachedExpansion
 }
 
 // memcacheds implements MemcachedInterface
 type memcacheds struct {
-	*gentype.ClientWithList[*cachev1.Memcached, *cachev1.MemcachedList]
+	*gentype.ClientWithListAndApply[*cachev1.Memcached, *cachev1.MemcachedList, *applyconfigurationcachev1.MemcachedApplyConfiguration]
 }
 
 // newMemcacheds returns a Memcacheds
 func newMemcacheds(c *CacheV1Client, namespace string) *memcacheds {
 	return &memcacheds{
-		gentype.NewClientWithList[*cachev1.Memcached, *cachev1.MemcachedList](
+		gentype.NewClientWithListAndApply[*cachev1.Memcached, *cachev1.MemcachedList, *applyconfigurationcachev1.MemcachedApplyConfiguration](
 			"memcacheds",
 			c.RESTClient(),
 			scheme.ParameterCodec,

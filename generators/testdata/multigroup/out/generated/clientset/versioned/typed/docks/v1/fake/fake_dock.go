@@ -4,19 +4,20 @@ package fake
 
 import (
 	docksv1 "example.com/multigroup/apis/docks/v1"
+	applyconfigurationdocksv1 "example.com/multigroup/generated/applyconfiguration/docks/v1"
 	typeddocksv1 "example.com/multigroup/generated/clientset/versioned/typed/docks/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeDocks implements DockInterface
 type fakeDocks struct {
-	*gentype.FakeClientWithList[*docksv1.Dock, *docksv1.DockList]
+	*gentype.FakeClientWithListAndApply[*docksv1.Dock, *docksv1.DockList, *applyconfigurationdocksv1.DockApplyConfiguration]
 	Fake *FakeDocksV1
 }
 
 func newFakeDocks(fake *FakeDocksV1, namespace string) typeddocksv1.DockInterface {
 	return &fakeDocks{
-		gentype.NewFakeClientWithList[*docksv1.Dock, *docksv1.DockList](
+		gentype.NewFakeClientWithListAndApply[*docksv1.Dock, *docksv1.DockList, *applyconfigurationdocksv1.DockApplyConfiguration](
 			fake.Fake,
 			namespace,
 			docksv1.SchemeGroupVersion.WithResource("docks"),

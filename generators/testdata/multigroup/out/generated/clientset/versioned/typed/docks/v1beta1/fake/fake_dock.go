@@ -4,19 +4,20 @@ package fake
 
 import (
 	docksv1beta1 "example.com/multigroup/apis/docks/v1beta1"
+	applyconfigurationdocksv1beta1 "example.com/multigroup/generated/applyconfiguration/docks/v1beta1"
 	typeddocksv1beta1 "example.com/multigroup/generated/clientset/versioned/typed/docks/v1beta1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeDocks implements DockInterface
 type fakeDocks struct {
-	*gentype.FakeClientWithList[*docksv1beta1.Dock, *docksv1beta1.DockList]
+	*gentype.FakeClientWithListAndApply[*docksv1beta1.Dock, *docksv1beta1.DockList, *applyconfigurationdocksv1beta1.DockApplyConfiguration]
 	Fake *FakeDocksV1beta1
 }
 
 func newFakeDocks(fake *FakeDocksV1beta1, namespace string) typeddocksv1beta1.DockInterface {
 	return &fakeDocks{
-		gentype.NewFakeClientWithList[*docksv1beta1.Dock, *docksv1beta1.DockList](
+		gentype.NewFakeClientWithListAndApply[*docksv1beta1.Dock, *docksv1beta1.DockList, *applyconfigurationdocksv1beta1.DockApplyConfiguration](
 			fake.Fake,
 			namespace,
 			docksv1beta1.SchemeGroupVersion.WithResource("docks"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	shipsv1 "example.com/multigroup/apis/ships/v1"
+	applyconfigurationshipsv1 "example.com/multigroup/generated/applyconfiguration/ships/v1"
 	typedshipsv1 "example.com/multigroup/generated/clientset/versioned/typed/ships/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeShips implements ShipInterface
 type fakeShips struct {
-	*gentype.FakeClientWithList[*shipsv1.Ship, *shipsv1.ShipList]
+	*gentype.FakeClientWithListAndApply[*shipsv1.Ship, *shipsv1.ShipList, *applyconfigurationshipsv1.ShipApplyConfiguration]
 	Fake *FakeShipsV1
 }
 
 func newFakeShips(fake *FakeShipsV1, namespace string) typedshipsv1.ShipInterface {
 	return &fakeShips{
-		gentype.NewFakeClientWithList[*shipsv1.Ship, *shipsv1.ShipList](
+		gentype.NewFakeClientWithListAndApply[*shipsv1.Ship, *shipsv1.ShipList, *applyconfigurationshipsv1.ShipApplyConfiguration](
 			fake.Fake,
 			namespace,
 			shipsv1.SchemeGroupVersion.WithResource("ships"),

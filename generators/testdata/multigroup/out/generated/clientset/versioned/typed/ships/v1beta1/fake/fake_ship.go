@@ -4,19 +4,20 @@ package fake
 
 import (
 	shipsv1beta1 "example.com/multigroup/apis/ships/v1beta1"
+	applyconfigurationshipsv1beta1 "example.com/multigroup/generated/applyconfiguration/ships/v1beta1"
 	typedshipsv1beta1 "example.com/multigroup/generated/clientset/versioned/typed/ships/v1beta1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeShips implements ShipInterface
 type fakeShips struct {
-	*gentype.FakeClientWithList[*shipsv1beta1.Ship, *shipsv1beta1.ShipList]
+	*gentype.FakeClientWithListAndApply[*shipsv1beta1.Ship, *shipsv1beta1.ShipList, *applyconfigurationshipsv1beta1.ShipApplyConfiguration]
 	Fake *FakeShipsV1beta1
 }
 
 func newFakeShips(fake *FakeShipsV1beta1, namespace string) typedshipsv1beta1.ShipInterface {
 	return &fakeShips{
-		gentype.NewFakeClientWithList[*shipsv1beta1.Ship, *shipsv1beta1.ShipList](
+		gentype.NewFakeClientWithListAndApply[*shipsv1beta1.Ship, *shipsv1beta1.ShipList, *applyconfigurationshipsv1beta1.ShipApplyConfiguration](
 			fake.Fake,
 			namespace,
 			shipsv1beta1.SchemeGroupVersion.WithResource("ships"),

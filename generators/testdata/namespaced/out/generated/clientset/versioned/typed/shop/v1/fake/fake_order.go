@@ -4,19 +4,20 @@ package fake
 
 import (
 	shopv1 "example.com/namespaced/apis/shop/v1"
+	applyconfigurationshopv1 "example.com/namespaced/generated/applyconfiguration/shop/v1"
 	typedshopv1 "example.com/namespaced/generated/clientset/versioned/typed/shop/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeOrders implements OrderInterface
 type fakeOrders struct {
-	*gentype.FakeClientWithList[*shopv1.Order, *shopv1.OrderList]
+	*gentype.FakeClientWithListAndApply[*shopv1.Order, *shopv1.OrderList, *applyconfigurationshopv1.OrderApplyConfiguration]
 	Fake *FakeShopV1
 }
 
 func newFakeOrders(fake *FakeShopV1, namespace string) typedshopv1.OrderInterface {
 	return &fakeOrders{
-		gentype.NewFakeClientWithList[*shopv1.Order, *shopv1.OrderList](
+		gentype.NewFakeClientWithListAndApply[*shopv1.Order, *shopv1.OrderList, *applyconfigurationshopv1.OrderApplyConfiguration](
 			fake.Fake,
 			namespace,
 			shopv1.SchemeGroupVersion.WithResource("orders"),

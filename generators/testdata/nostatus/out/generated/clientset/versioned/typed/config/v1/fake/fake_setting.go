@@ -4,19 +4,20 @@ package fake
 
 import (
 	configv1 "example.com/nostatus/apis/config/v1"
+	applyconfigurationconfigv1 "example.com/nostatus/generated/applyconfiguration/config/v1"
 	typedconfigv1 "example.com/nostatus/generated/clientset/versioned/typed/config/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeSettings implements SettingInterface
 type fakeSettings struct {
-	*gentype.FakeClientWithList[*configv1.Setting, *configv1.SettingList]
+	*gentype.FakeClientWithListAndApply[*configv1.Setting, *configv1.SettingList, *applyconfigurationconfigv1.SettingApplyConfiguration]
 	Fake *FakeConfigV1
 }
 
 func newFakeSettings(fake *FakeConfigV1, namespace string) typedconfigv1.SettingInterface {
 	return &fakeSettings{
-		gentype.NewFakeClientWithList[*configv1.Setting, *configv1.SettingList](
+		gentype.NewFakeClientWithListAndApply[*configv1.Setting, *configv1.SettingList, *applyconfigurationconfigv1.SettingApplyConfiguration](
 			fake.Fake,
 			namespace,
 			configv1.SchemeGroupVersion.WithResource("settings"),

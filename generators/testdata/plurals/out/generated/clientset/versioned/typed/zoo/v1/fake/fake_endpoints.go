@@ -4,19 +4,20 @@ package fake
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	typedzoov1 "example.com/plurals/generated/clientset/versioned/typed/zoo/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeEndpointses implements EndpointsInterface
 type fakeEndpointses struct {
-	*gentype.FakeClientWithList[*zoov1.Endpoints, *zoov1.EndpointsList]
+	*gentype.FakeClientWithListAndApply[*zoov1.Endpoints, *zoov1.EndpointsList, *applyconfigurationzoov1.EndpointsApplyConfiguration]
 	Fake *FakeZooV1
 }
 
 func newFakeEndpointses(fake *FakeZooV1, namespace string) typedzoov1.EndpointsInterface {
 	return &fakeEndpointses{
-		gentype.NewFakeClientWithList[*zoov1.Endpoints, *zoov1.EndpointsList](
+		gentype.NewFakeClientWithListAndApply[*zoov1.Endpoints, *zoov1.EndpointsList, *applyconfigurationzoov1.EndpointsApplyConfiguration](
 			fake.Fake,
 			namespace,
 			zoov1.SchemeGroupVersion.WithResource("endpointses"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	typedzoov1 "example.com/plurals/generated/clientset/versioned/typed/zoo/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeGooses implements GooseInterface
 type fakeGooses struct {
-	*gentype.FakeClientWithList[*zoov1.Goose, *zoov1.GooseList]
+	*gentype.FakeClientWithListAndApply[*zoov1.Goose, *zoov1.GooseList, *applyconfigurationzoov1.GooseApplyConfiguration]
 	Fake *FakeZooV1
 }
 
 func newFakeGooses(fake *FakeZooV1, namespace string) typedzoov1.GooseInterface {
 	return &fakeGooses{
-		gentype.NewFakeClientWithList[*zoov1.Goose, *zoov1.GooseList](
+		gentype.NewFakeClientWithListAndApply[*zoov1.Goose, *zoov1.GooseList, *applyconfigurationzoov1.GooseApplyConfiguration](
 			fake.Fake,
 			namespace,
 			zoov1.SchemeGroupVersion.WithResource("geese"),

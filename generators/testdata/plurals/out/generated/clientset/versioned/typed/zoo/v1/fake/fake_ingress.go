@@ -4,19 +4,20 @@ package fake
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	typedzoov1 "example.com/plurals/generated/clientset/versioned/typed/zoo/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeIngresses implements IngressInterface
 type fakeIngresses struct {
-	*gentype.FakeClientWithList[*zoov1.Ingress, *zoov1.IngressList]
+	*gentype.FakeClientWithListAndApply[*zoov1.Ingress, *zoov1.IngressList, *applyconfigurationzoov1.IngressApplyConfiguration]
 	Fake *FakeZooV1
 }
 
 func newFakeIngresses(fake *FakeZooV1, namespace string) typedzoov1.IngressInterface {
 	return &fakeIngresses{
-		gentype.NewFakeClientWithList[*zoov1.Ingress, *zoov1.IngressList](
+		gentype.NewFakeClientWithListAndApply[*zoov1.Ingress, *zoov1.IngressList, *applyconfigurationzoov1.IngressApplyConfiguration](
 			fake.Fake,
 			namespace,
 			zoov1.SchemeGroupVersion.WithResource("ingresses"),

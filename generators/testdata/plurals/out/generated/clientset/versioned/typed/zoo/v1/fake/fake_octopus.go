@@ -4,19 +4,20 @@ package fake
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	typedzoov1 "example.com/plurals/generated/clientset/versioned/typed/zoo/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeOctopodes implements OctopusInterface
 type fakeOctopodes struct {
-	*gentype.FakeClientWithList[*zoov1.Octopus, *zoov1.OctopusList]
+	*gentype.FakeClientWithListAndApply[*zoov1.Octopus, *zoov1.OctopusList, *applyconfigurationzoov1.OctopusApplyConfiguration]
 	Fake *FakeZooV1
 }
 
 func newFakeOctopodes(fake *FakeZooV1, namespace string) typedzoov1.OctopusInterface {
 	return &fakeOctopodes{
-		gentype.NewFakeClientWithList[*zoov1.Octopus, *zoov1.OctopusList](
+		gentype.NewFakeClientWithListAndApply[*zoov1.Octopus, *zoov1.OctopusList, *applyconfigurationzoov1.OctopusApplyConfiguration](
 			fake.Fake,
 			namespace,
 			zoov1.SchemeGroupVersion.WithResource("octopodes"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	applyconfigurationzoov1 "example.com/plurals/generated/applyconfiguration/zoo/v1"
 	typedzoov1 "example.com/plurals/generated/clientset/versioned/typed/zoo/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakePolicies implements PolicyInterface
 type fakePolicies struct {
-	*gentype.FakeClientWithList[*zoov1.Policy, *zoov1.PolicyList]
+	*gentype.FakeClientWithListAndApply[*zoov1.Policy, *zoov1.PolicyList, *applyconfigurationzoov1.PolicyApplyConfiguration]
 	Fake *FakeZooV1
 }
 
 func newFakePolicies(fake *FakeZooV1, namespace string) typedzoov1.PolicyInterface {
 	return &fakePolicies{
-		gentype.NewFakeClientWithList[*zoov1.Policy, *zoov1.PolicyList](
+		gentype.NewFakeClientWithListAndApply[*zoov1.Policy, *zoov1.PolicyList, *applyconfigurationzoov1.PolicyApplyConfiguration](
 			fake.Fake,
 			namespace,
 			zoov1.SchemeGroupVersion.WithResource("policies"),

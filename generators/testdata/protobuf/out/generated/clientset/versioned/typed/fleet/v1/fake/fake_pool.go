@@ -6,6 +6,7 @@ import (
 	"context"
 
 	fleetv1 "example.com/protobuf/apis/fleet/v1"
+	applyconfigurationfleetv1 "example.com/protobuf/generated/applyconfiguration/fleet/v1"
 	typedfleetv1 "example.com/protobuf/generated/clientset/versioned/typed/fleet/v1"
 	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -16,13 +17,13 @@ import (
 
 // fakePools implements PoolInterface
 type fakePools struct {
-	*gentype.FakeClientWithList[*fleetv1.Pool, *fleetv1.PoolList]
+	*gentype.FakeClientWithListAndApply[*fleetv1.Pool, *fleetv1.PoolList, *applyconfigurationfleetv1.PoolApplyConfiguration]
 	Fake *FakeFleetV1
 }
 
 func newFakePools(fake *FakeFleetV1, namespace string) typedfleetv1.PoolInterface {
 	return &fakePools{
-		gentype.NewFakeClientWithList[*fleetv1.Pool, *fleetv1.PoolList](
+		gentype.NewFakeClientWithListAndApply[*fleetv1.Pool, *fleetv1.PoolList, *applyconfigurationfleetv1.PoolApplyConfiguration](
 			fake.Fake,
 			namespace,
 			fleetv1.SchemeGroupVersion.WithResource("pools"),

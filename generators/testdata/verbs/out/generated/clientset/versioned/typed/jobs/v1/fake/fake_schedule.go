@@ -4,19 +4,20 @@ package fake
 
 import (
 	jobsv1 "example.com/verbs/apis/jobs/v1"
+	applyconfigurationjobsv1 "example.com/verbs/generated/applyconfiguration/jobs/v1"
 	typedjobsv1 "example.com/verbs/generated/clientset/versioned/typed/jobs/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeSchedules implements ScheduleInterface
 type fakeSchedules struct {
-	*gentype.FakeClientWithList[*jobsv1.Schedule, *jobsv1.ScheduleList]
+	*gentype.FakeClientWithListAndApply[*jobsv1.Schedule, *jobsv1.ScheduleList, *applyconfigurationjobsv1.ScheduleApplyConfiguration]
 	Fake *FakeJobsV1
 }
 
 func newFakeSchedules(fake *FakeJobsV1, namespace string) typedjobsv1.ScheduleInterface {
 	return &fakeSchedules{
-		gentype.NewFakeClientWithList[*jobsv1.Schedule, *jobsv1.ScheduleList](
+		gentype.NewFakeClientWithListAndApply[*jobsv1.Schedule, *jobsv1.ScheduleList, *applyconfigurationjobsv1.ScheduleApplyConfiguration](
 			fake.Fake,
 			namespace,
 			jobsv1.SchemeGroupVersion.WithResource("schedules"),

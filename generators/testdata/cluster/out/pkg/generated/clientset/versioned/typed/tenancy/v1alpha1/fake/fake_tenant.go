@@ -10,19 +10,20 @@ package fake
 
 import (
 	tenancyv1alpha1 "example.com/cluster/apis/tenancy/v1alpha1"
+	applyconfigurationtenancyv1alpha1 "example.com/cluster/pkg/generated/applyconfiguration/tenancy/v1alpha1"
 	typedtenancyv1alpha1 "example.com/cluster/pkg/generated/clientset/versioned/typed/tenancy/v1alpha1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeTenants implements TenantInterface
 type fakeTenants struct {
-	*gentype.FakeClientWithList[*tenancyv1alpha1.Tenant, *tenancyv1alpha1.TenantList]
+	*gentype.FakeClientWithListAndApply[*tenancyv1alpha1.Tenant, *tenancyv1alpha1.TenantList, *applyconfigurationtenancyv1alpha1.TenantApplyConfiguration]
 	Fake *FakeTenancyV1alpha1
 }
 
 func newFakeTenants(fake *FakeTenancyV1alpha1) typedtenancyv1alpha1.TenantInterface {
 	return &fakeTenants{
-		gentype.NewFakeClientWithList[*tenancyv1alpha1.Tenant, *tenancyv1alpha1.TenantList](
+		gentype.NewFakeClientWithListAndApply[*tenancyv1alpha1.Tenant, *tenancyv1alpha1.TenantList, *applyconfigurationtenancyv1alpha1.TenantApplyConfiguration](
 			fake.Fake,
 			"",
 			tenancyv1alpha1.SchemeGroupVersion.WithResource("tenants"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	gatewayv1 "example.com/groupdirs/apis/v1"
+	applyconfigurationgatewayv1 "example.com/groupdirs/pkg/client/applyconfiguration/apis/v1"
 	typedgatewayv1 "example.com/groupdirs/pkg/client/clientset/versioned/typed/apis/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeGateways implements GatewayInterface
 type fakeGateways struct {
-	*gentype.FakeClientWithList[*gatewayv1.Gateway, *gatewayv1.GatewayList]
+	*gentype.FakeClientWithListAndApply[*gatewayv1.Gateway, *gatewayv1.GatewayList, *applyconfigurationgatewayv1.GatewayApplyConfiguration]
 	Fake *FakeGatewayV1
 }
 
 func newFakeGateways(fake *FakeGatewayV1, namespace string) typedgatewayv1.GatewayInterface {
 	return &fakeGateways{
-		gentype.NewFakeClientWithList[*gatewayv1.Gateway, *gatewayv1.GatewayList](
+		gentype.NewFakeClientWithListAndApply[*gatewayv1.Gateway, *gatewayv1.GatewayList, *applyconfigurationgatewayv1.GatewayApplyConfiguration](
 			fake.Fake,
 			namespace,
 			gatewayv1.SchemeGroupVersion.WithResource("gateways"),

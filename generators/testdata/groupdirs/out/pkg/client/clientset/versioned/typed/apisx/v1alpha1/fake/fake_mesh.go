@@ -4,19 +4,20 @@ package fake
 
 import (
 	networkingv1alpha1 "example.com/groupdirs/apisx/v1alpha1"
+	applyconfigurationnetworkingv1alpha1 "example.com/groupdirs/pkg/client/applyconfiguration/apisx/v1alpha1"
 	typednetworkingv1alpha1 "example.com/groupdirs/pkg/client/clientset/versioned/typed/apisx/v1alpha1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeMeshes implements MeshInterface
 type fakeMeshes struct {
-	*gentype.FakeClientWithList[*networkingv1alpha1.Mesh, *networkingv1alpha1.MeshList]
+	*gentype.FakeClientWithListAndApply[*networkingv1alpha1.Mesh, *networkingv1alpha1.MeshList, *applyconfigurationnetworkingv1alpha1.MeshApplyConfiguration]
 	Fake *FakeNetworkingV1alpha1
 }
 
 func newFakeMeshes(fake *FakeNetworkingV1alpha1, namespace string) typednetworkingv1alpha1.MeshInterface {
 	return &fakeMeshes{
-		gentype.NewFakeClientWithList[*networkingv1alpha1.Mesh, *networkingv1alpha1.MeshList](
+		gentype.NewFakeClientWithListAndApply[*networkingv1alpha1.Mesh, *networkingv1alpha1.MeshList, *applyconfigurationnetworkingv1alpha1.MeshApplyConfiguration](
 			fake.Fake,
 			namespace,
 			networkingv1alpha1.SchemeGroupVersion.WithResource("meshes"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	objectstorev1 "example.com/groupdirs/pkg/apis/storage.example.com/v1"
+	applyconfigurationobjectstorev1 "example.com/groupdirs/pkg/client/applyconfiguration/storage.example.com/v1"
 	typedobjectstorev1 "example.com/groupdirs/pkg/client/clientset/versioned/typed/storage.example.com/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeBuckets implements BucketInterface
 type fakeBuckets struct {
-	*gentype.FakeClientWithList[*objectstorev1.Bucket, *objectstorev1.BucketList]
+	*gentype.FakeClientWithListAndApply[*objectstorev1.Bucket, *objectstorev1.BucketList, *applyconfigurationobjectstorev1.BucketApplyConfiguration]
 	Fake *FakeObjectStoreV1
 }
 
 func newFakeBuckets(fake *FakeObjectStoreV1, namespace string) typedobjectstorev1.BucketInterface {
 	return &fakeBuckets{
-		gentype.NewFakeClientWithList[*objectstorev1.Bucket, *objectstorev1.BucketList](
+		gentype.NewFakeClientWithListAndApply[*objectstorev1.Bucket, *objectstorev1.BucketList, *applyconfigurationobjectstorev1.BucketApplyConfiguration](
 			fake.Fake,
 			namespace,
 			objectstorev1.SchemeGroupVersion.WithResource("buckets"),

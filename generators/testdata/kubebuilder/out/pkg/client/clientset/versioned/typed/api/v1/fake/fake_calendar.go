@@ -4,19 +4,20 @@ package fake
 
 import (
 	batchv1 "example.com/kubebuilder/api/v1"
+	applyconfigurationbatchv1 "example.com/kubebuilder/pkg/client/applyconfiguration/api/v1"
 	typedbatchv1 "example.com/kubebuilder/pkg/client/clientset/versioned/typed/api/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeCalendars implements CalendarInterface
 type fakeCalendars struct {
-	*gentype.FakeClientWithList[*batchv1.Calendar, *batchv1.CalendarList]
+	*gentype.FakeClientWithListAndApply[*batchv1.Calendar, *batchv1.CalendarList, *applyconfigurationbatchv1.CalendarApplyConfiguration]
 	Fake *FakeBatchV1
 }
 
 func newFakeCalendars(fake *FakeBatchV1) typedbatchv1.CalendarInterface {
 	return &fakeCalendars{
-		gentype.NewFakeClientWithList[*batchv1.Calendar, *batchv1.CalendarList](
+		gentype.NewFakeClientWithListAndApply[*batchv1.Calendar, *batchv1.CalendarList, *applyconfigurationbatchv1.CalendarApplyConfiguration](
 			fake.Fake,
 			"",
 			batchv1.SchemeGroupVersion.WithResource("calendars"),

@@ -4,19 +4,20 @@ package fake
 
 import (
 	batchv1 "example.com/kubebuilder/api/v1"
+	applyconfigurationbatchv1 "example.com/kubebuilder/pkg/client/applyconfiguration/api/v1"
 	typedbatchv1 "example.com/kubebuilder/pkg/client/clientset/versioned/typed/api/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeCronJobs implements CronJobInterface
 type fakeCronJobs struct {
-	*gentype.FakeClientWithList[*batchv1.CronJob, *batchv1.CronJobList]
+	*gentype.FakeClientWithListAndApply[*batchv1.CronJob, *batchv1.CronJobList, *applyconfigurationbatchv1.CronJobApplyConfiguration]
 	Fake *FakeBatchV1
 }
 
 func newFakeCronJobs(fake *FakeBatchV1, namespace string) typedbatchv1.CronJobInterface {
 	return &fakeCronJobs{
-		gentype.NewFakeClientWithList[*batchv1.CronJob, *batchv1.CronJobList](
+		gentype.NewFakeClientWithListAndApply[*batchv1.CronJob, *batchv1.CronJobList, *applyconfigurationbatchv1.CronJobApplyConfiguration](
 			fake.Fake,
 			namespace,
 			batchv1.SchemeGroupVersion.WithResource("cronjobs"),

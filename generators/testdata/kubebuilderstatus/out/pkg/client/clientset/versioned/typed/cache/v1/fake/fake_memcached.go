@@ -4,19 +4,20 @@ package fake
 
 import (
 	cachev1 "example.com/kubebuilderstatus/api/cache/v1"
+	applyconfigurationcachev1 "example.com/kubebuilderstatus/pkg/client/applyconfiguration/cache/v1"
 	typedcachev1 "example.com/kubebuilderstatus/pkg/client/clientset/versioned/typed/cache/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeMemcacheds implements MemcachedInterface
 type fakeMemcacheds struct {
-	*gentype.FakeClientWithList[*cachev1.Memcached, *cachev1.MemcachedList]
+	*gentype.FakeClientWithListAndApply[*cachev1.Memcached, *cachev1.MemcachedList, *applyconfigurationcachev1.MemcachedApplyConfiguration]
 	Fake *FakeCacheV1
 }
 
 func newFakeMemcacheds(fake *FakeCacheV1, namespace string) typedcachev1.MemcachedInterface {
 	return &fakeMemcacheds{
-		gentype.NewFakeClientWithList[*cachev1.Memcached, *cachev1.MemcachedList](
+		gentype.NewFakeClientWithListAndApply[*cachev1.Memcached, *cachev1.MemcachedList, *applyconfigurationcachev1.MemcachedApplyConfiguration](
 			fake.Fake,
 			namespace,
 			cachev1.SchemeGroupVersion.WithResource("memcacheds"),

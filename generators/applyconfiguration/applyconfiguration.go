@@ -1,0 +1,448 @@
+// Package applyconfiguration generates apply configurations, the typed
+// builders of server-side apply, with the exported API applyconfiguration-gen
+// v0.37.2 writes when kube_codegen.sh runs it with --with-applyconfig:
+//
+//   - <OutputPkg>/applyconfiguration/<group dir>/<version>/<type>.go: a
+//     <Type>ApplyConfiguration for every struct reachable from a kind with
+//     the apply verb, its constructor, With<Field> setters and, for kinds,
+//     Extract<Kind>, Extract<Kind>From and Extract<Kind><Subresource>;
+//   - <OutputPkg>/applyconfiguration/utils.go: ForKind and NewTypeConverter;
+//   - <OutputPkg>/applyconfiguration/internal/internal.go: Parser, the
+//     structured-merge-diff schema of every type the configurations reach.
+//
+// applyconfiguration-gen takes that schema from an OpenAPI document
+// openapi-gen writes, and without one writes no Extract functions and an
+// empty schema, with which a field-managed fake cannot apply custom types.
+// ctrlgen derives the schema from the Go types it has read (schema.go) and
+// always writes both. Types of k8s.io/api and the apimachinery meta types
+// use client-go's apply configurations, as applyconfiguration-gen's
+// --external-applyconfigurations makes them, and their schema is derived
+// into ours from their Go types too.
+package applyconfiguration
+
+import (
+	"fmt"
+	"path"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/typegraph"
+)
+
+// Generator is the "applyconfiguration" generator.
+type Generator struct{}
+
+func (Generator) Name() string { return "applyconfiguration" }
+
+// Owns is true below <OutputPkg>/applyconfiguration, unless the apply
+// configurations are another's (--apply-configuration-package): so that
+// turning them off removes the ones generated before.
+func (Generator) Owns(p *model.Project, path string) bool {
+	return !p.ApplyConfigurationsExternal && p.InTree(p.OutputPkg+"/applyconfiguration", path)
+}
+
+// Generate returns the apply configurations; none when they are off or
+// another's, or when every version's are client-go's (k8s.io/api
+// inputs). utils.go and internal.go are written even when no kind has
+// the apply verb, as applyconfiguration-gen does, so that the fake
+// clientset's NewClientset always has its NewTypeConverter.
+func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
+	if !model.GeneratesApplyConfigurations(p) {
+		return nil, nil
+	}
+	g, err := newGraph(p)
+	if err != nil {
+		return nil, err
+	}
+	var files []*gen.File
+	for _, tg := range g.targets {
+		for _, t := range tg.types {
+			f, err := g.newFile(tg.v.ApplyConfigPkg, strings.ToLower(t.Name.Name)+".go")
+			if err != nil {
+				return nil, err
+			}
+			w := &typeWriter{g: g, f: f, v: tg.v, t: t, kind: g.kinds[t.Name]}
+			if err := w.write(); err != nil {
+				return nil, fmt.Errorf("apply configuration of %s: %w", t.Name, err)
+			}
+			files = append(files, f)
+		}
+	}
+	utils, err := g.utils()
+	if err != nil {
+		return nil, err
+	}
+	internal, err := g.internal()
+	if err != nil {
+		return nil, err
+	}
+	return append(files, utils, internal), nil
+}
+
+// Packages of client-go and apimachinery the generated code names.
+const (
+	metaV1Pkg          = "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clientGoApplyRoot  = "k8s.io/client-go/applyconfigurations"
+	clientGoMetaApply  = clientGoApplyRoot + "/meta/v1"
+	runtimePkg         = "k8s.io/apimachinery/pkg/runtime"
+	schemaPkg          = "k8s.io/apimachinery/pkg/runtime/schema"
+	managedFieldsPkg   = "k8s.io/apimachinery/pkg/util/managedfields"
+	smdTypedPkg        = "sigs.k8s.io/structured-merge-diff/v6/typed"
+	applyConfigSuffix  = "ApplyConfiguration"
+	internalPkgElement = "internal"
+)
+
+// metaApplyConfigurations are the meta/v1 types whose apply configurations
+// client-go has, which applyconfiguration-gen always uses.
+var metaApplyConfigurations = []string{
+	"Condition", "DeleteOptions", "LabelSelector", "LabelSelectorRequirement",
+	"ManagedFieldsEntry", "ObjectMeta", "OwnerReference", "TypeMeta",
+}
+
+// target is one version's package of apply configurations.
+type target struct {
+	v     *model.Version
+	types []*typegraph.Type // sorted by lower-case name
+}
+
+// graph is what every file needs: which types have apply configurations
+// and where, and which are kinds.
+type graph struct {
+	p *model.Project
+	// refs maps a type to the package of its apply configuration.
+	refs map[typegraph.Name]string
+	// kinds are the +genclient types, by name.
+	kinds map[typegraph.Name]*model.Kind
+	// roots are the kinds with the apply verb, whose types the schema
+	// describes.
+	roots   []*model.Kind
+	targets []*target
+}
+
+func newGraph(p *model.Project) (*graph, error) {
+	g := &graph{p: p, refs: map[typegraph.Name]string{}, kinds: map[typegraph.Name]*model.Kind{}}
+	for _, name := range metaApplyConfigurations {
+		g.refs[typegraph.Name{Pkg: metaV1Pkg, Name: name}] = clientGoMetaApply
+	}
+	inputs := map[string]*model.Version{}
+	for _, pkg := range p.Packages {
+		if pkg.Version == nil || pkg.Version.ApplyConfigPkg == "" {
+			continue
+		}
+		if strings.HasPrefix(pkg.Version.ApplyConfigPkg, p.ApplyConfigurationsPkg+"/") {
+			inputs[pkg.Path] = pkg.Version
+		} // else client-go's, whose kinds the schema still describes
+		for _, k := range pkg.Version.Kinds {
+			if k.Type == nil {
+				continue
+			}
+			g.kinds[k.Type.Name] = k
+			if k.Has(model.VerbApply) || k.Has(model.VerbApplyStatus) {
+				g.roots = append(g.roots, k)
+			}
+		}
+	}
+	reachable := map[*typegraph.Type]bool{}
+	var order []*typegraph.Type
+	var walk func(t *typegraph.Type) error
+	walk = func(t *typegraph.Type) error {
+		if t == nil || reachable[t] {
+			return nil
+		}
+		reachable[t] = true
+		order = append(order, t)
+		for _, next := range []*typegraph.Type{t.Elem, t.Underlying, t.Key} {
+			if err := walk(next); err != nil {
+				return err
+			}
+		}
+		if t.Kind != typegraph.Struct {
+			return nil
+		}
+		members, err := t.Members()
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.Name, err)
+		}
+		for _, m := range members {
+			if err := walk(m.Type); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, k := range g.roots {
+		if err := walk(k.Type); err != nil {
+			return nil, err
+		}
+	}
+	byVersion := map[*model.Version]*target{}
+	for _, t := range order {
+		if !t.IsNamed() || t.Name.Pkg == "" {
+			continue
+		}
+		needs, err := requiresApplyConfiguration(t)
+		if err != nil {
+			return nil, err
+		}
+		if !needs {
+			continue
+		}
+		if v, ok := inputs[t.Name.Pkg]; ok {
+			if k := g.kinds[t.Name]; k != nil {
+				if has, err := hasEmbedded(t, metaV1Pkg, "ObjectMeta"); err != nil || !has {
+					if err != nil {
+						return nil, err
+					}
+					continue // as applyconfiguration-gen: a kind without ObjectMeta gets none
+				}
+			}
+			g.refs[t.Name] = v.ApplyConfigPkg
+			tg := byVersion[v]
+			if tg == nil {
+				tg = &target{v: v}
+				byVersion[v] = tg
+				g.targets = append(g.targets, tg)
+			}
+			tg.types = append(tg.types, t)
+			continue
+		}
+		if rest, ok := strings.CutPrefix(t.Name.Pkg, "k8s.io/api/"); ok && p.ClientGoApplyConfiguration != nil && p.ClientGoApplyConfiguration(t.Name.Pkg, t.Name.Name) {
+			g.refs[t.Name] = clientGoApplyRoot + "/" + rest
+		}
+	}
+	for _, tg := range g.targets {
+		sort.Slice(tg.types, func(i, j int) bool {
+			return strings.ToLower(tg.types[i].Name.Name) < strings.ToLower(tg.types[j].Name.Name)
+		})
+	}
+	sort.Slice(g.targets, func(i, j int) bool { return g.targets[i].v.ApplyConfigPkg < g.targets[j].v.ApplyConfigPkg })
+	return g, nil
+}
+
+// requiresApplyConfiguration is applyconfiguration-gen's rule: a struct
+// with a JSON field, other than runtime.RawExtension and runtime.Unknown.
+func requiresApplyConfiguration(t *typegraph.Type) (bool, error) {
+	t = t.Resolved()
+	if t.Kind != typegraph.Struct {
+		return false, nil
+	}
+	if t.Name.Pkg == runtimePkg && (t.Name.Name == "RawExtension" || t.Name.Name == "Unknown") {
+		return false, nil
+	}
+	members, err := t.Members()
+	if err != nil {
+		return false, err
+	}
+	for _, m := range members {
+		if _, ok := lookupJSONTags(m); ok {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func hasEmbedded(t *typegraph.Type, pkg, name string) (bool, error) {
+	members, err := t.Members()
+	if err != nil {
+		return false, err
+	}
+	for _, m := range members {
+		if m.Embedded && m.Type.Name == (typegraph.Name{Pkg: pkg, Name: name}) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func (g *graph) newFile(importPath, fileName string) (*gen.File, error) {
+	dir, err := g.p.DirOf(importPath)
+	if err != nil {
+		return nil, err
+	}
+	return gen.NewFile(dir+"/"+fileName, gen.DefaultAlias(path.Base(importPath)), importPath), nil
+}
+
+// jsonTags is a field's json tag, as applyconfiguration-gen reads it.
+type jsonTags struct {
+	name      string
+	inline    bool
+	omitempty bool
+}
+
+// String is the tag applyconfiguration-gen writes: an inline field's is
+// empty, which encoding/json reads as inline for an embedded struct.
+func (t jsonTags) String() string {
+	var tag string
+	if !t.inline {
+		tag += t.name
+	}
+	if t.omitempty {
+		tag += ",omitempty"
+	}
+	return tag
+}
+
+// lookupJSONTags reads m's json tag; false for a field without one or
+// one that JSON skips.
+func lookupJSONTags(m typegraph.Member) (jsonTags, bool) {
+	tag, ok := reflect.StructTag(m.Tag).Lookup("json")
+	if !ok || tag == "-" {
+		return jsonTags{}, false
+	}
+	name, opts, _ := strings.Cut(tag, ",")
+	t := jsonTags{name: name, inline: m.Embedded && name == "", omitempty: hasOption(opts, "omitempty")}
+	if t.name == "" {
+		t.name = m.Name
+	}
+	return t, true
+}
+
+func hasOption(opts, name string) bool {
+	for _, o := range strings.Split(opts, ",") {
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+// alias is the import alias for a package the apply configurations name:
+// <parent><version> for API packages ("metav1", "corev1"), with
+// "applyconfigurations" in front for client-go's apply configurations
+// and "applyconfiguration" for ours, so that the three meta/v1 packages a
+// file may need never collide.
+func (g *graph) alias(pkg string) string {
+	switch {
+	case strings.HasPrefix(pkg, clientGoApplyRoot+"/"):
+		return "applyconfigurations" + versionedAlias(pkg)
+	case strings.HasPrefix(pkg, g.p.ApplyConfigurationsPkg+"/"):
+		return "applyconfiguration" + versionedAlias(pkg)
+	}
+	return versionedAlias(pkg)
+}
+
+func versionedAlias(pkg string) string {
+	parent, base := path.Split(pkg)
+	if parent == "" || !strings.HasPrefix(base, "v") || len(base) < 2 || base[1] < '0' || base[1] > '9' {
+		return gen.DefaultAlias(pkg)
+	}
+	return gen.DefaultAlias(strings.TrimSuffix(parent, "/")) + base
+}
+
+func (g *graph) qualify(f *gen.File) func(pkg string) string {
+	return func(pkg string) string { return f.ImportAs(pkg, g.alias(pkg)) }
+}
+
+// raw writes t as Go source in f.
+func (g *graph) raw(f *gen.File, t *typegraph.Type) string { return t.Print(g.qualify(f)) }
+
+// ident writes the name of a declared identifier in f.
+func (g *graph) ident(f *gen.File, pkg, name string) string {
+	if q := g.qualify(f)(pkg); q != "" {
+		return q + "." + name
+	}
+	return name
+}
+
+// isApplyConfig reports whether t is a struct with an apply
+// configuration, or a pointer to one.
+func (g *graph) isApplyConfig(t *typegraph.Type) bool {
+	switch t.Kind {
+	case typegraph.Struct:
+		_, ok := g.refs[t.Name]
+		return ok && t.IsNamed()
+	case typegraph.Pointer:
+		return g.isApplyConfig(t.Elem)
+	}
+	return false
+}
+
+// acType is the type an apply configuration has for a field of type t,
+// as applyconfiguration-gen's applyConfigForType: structs with apply
+// configurations are replaced by them, in maps and slices too, and
+// pointers are dropped (the field itself is one).
+type acType struct {
+	// text is the type as Go source; elem, for maps and slices, the
+	// element's; name the type's own name (a struct's, without package).
+	text, name string
+	elem       *acType
+	pointer    bool
+}
+
+func (g *graph) acTypeOf(f *gen.File, t *typegraph.Type) *acType {
+	switch t.Kind {
+	case typegraph.Struct:
+		if pkg, ok := g.refs[t.Name]; ok && t.IsNamed() {
+			name := t.Name.Name + applyConfigSuffix
+			return &acType{text: g.ident(f, pkg, name), name: name}
+		}
+	case typegraph.Map:
+		if _, ok := g.refs[t.Elem.Name]; ok && t.Elem.IsNamed() {
+			elem := g.acTypeOf(f, t.Elem)
+			return &acType{text: "map[" + g.acTypeOf(f, t.Key).text + "]" + elem.text, elem: elem}
+		}
+		return &acType{text: g.raw(f, t), elem: &acType{text: g.raw(f, t.Elem), name: t.Elem.Name.Name}}
+	case typegraph.Slice:
+		if _, ok := g.refs[t.Elem.Name]; ok && t.Elem.IsNamed() {
+			elem := g.acTypeOf(f, t.Elem)
+			return &acType{text: "[]" + elem.text, elem: elem}
+		}
+		return &acType{text: g.raw(f, t), elem: &acType{text: g.raw(f, t.Elem), name: t.Elem.Name.Name}}
+	case typegraph.Pointer:
+		return g.acTypeOf(f, t.Elem)
+	}
+	return &acType{text: g.raw(f, t), name: t.Name.Name}
+}
+
+// ptr is the pointer to a: the parameter type of a With function for
+// an apply configuration.
+func (a *acType) ptr() *acType {
+	return &acType{text: "*" + a.text, name: a.name, elem: a, pointer: true}
+}
+
+// target is what a pointer points to; a itself otherwise.
+func (a *acType) target() *acType {
+	if a.pointer {
+		return a.elem
+	}
+	return a
+}
+
+// commentsWithoutMarkers returns comment lines as "// " lines, without
+// the "+" marker lines, as applyconfiguration-gen copies them.
+func commentsWithoutMarkers(lines []string) string {
+	var b strings.Builder
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "+") {
+			continue
+		}
+		b.WriteString("// " + l + "\n")
+	}
+	return b.String()
+}
+
+// apiVersion is the kind's group/version, "v1" in the core group.
+func apiVersion(v *model.Version) string {
+	if v.Group.Name == "" {
+		return v.Name
+	}
+	return v.Group.Name + "/" + v.Name
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

@@ -1,0 +1,3 @@
+// +k8s:deepcopy-gen=package
+// +groupName=shop.example.com
+package v1
