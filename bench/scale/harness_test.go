@@ -36,7 +36,7 @@ import (
 )
 
 var (
-	profileDir   = flag.String("profile-dir", "", "write each informer process's CPU profile (of the sync) and heap profiles (after sync, after the updates) into this directory")
+	profileDir   = flag.String("profile-dir", "", "write each informer process's CPU profiles (of the sync, of the update phases) and heap profiles (after sync, after the updates) into this directory")
 	keepLogs     = flag.String("controlplane-dir", "", "keep the control plane's data and logs in this directory (default: a temporary directory, removed)")
 	phaseTimeout = flag.Duration("phase-timeout", 10*time.Minute, "how long a sync or an update phase may take")
 )
@@ -411,7 +411,7 @@ func (h *harness) run(tb testing.TB, kind, impl string, n, total int, round int)
 	args := []string{"-impl", impl, "-kind", kind, "-kubeconfig", h.kubeconfig}
 	if *profileDir != "" {
 		base := filepath.Join(*profileDir, fmt.Sprintf("%s-%s-r%d", kind, impl, round))
-		args = append(args, "-cpuprofile", base+".cpu.pprof", "-memprofile", base+".heap.pprof")
+		args = append(args, "-cpuprofile", base+".cpu.pprof", "-memprofile", base+".heap.pprof", "-updates-cpuprofile", base+".updates.cpu.pprof")
 	}
 	cmd := exec.CommandContext(ctx, h.binary, args...)
 	stdin, err := cmd.StdinPipe()

@@ -101,7 +101,7 @@ func BenchmarkInformer(b *testing.B) {
 					b.ReportMetric(float64(sum.Synced.PeakRSS)/mib/n, "peak-rss-MiB")
 					b.ReportMetric(float64(sum.Synced.RSS)/mib/n, "steady-rss-MiB")
 					b.ReportMetric(float64(sum.Synced.Heap)/mib/n, "heap-MiB")
-					b.ReportMetric(float64(sum.First.Lag.Milliseconds())/n, "upd-lag-ms")
+					b.ReportMetric(float64(sum.First.Lag)/1e6/n, "upd-lag-ms")
 					b.ReportMetric(float64(sum.First.Report.CPUNanos)/1e3/float64(sum.First.N), "upd-cpu-µs/update")
 					b.ReportMetric(float64(sum.Second.Report.Heap)/float64(sum.Synced.Heap), "heap-after-upd/sync")
 					b.ReportMetric(sum.APIServerCPU.Seconds()/n, "api-cpu-s")

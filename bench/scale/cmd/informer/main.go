@@ -58,6 +58,7 @@ func run() error {
 		kubeconfig = flag.String("kubeconfig", "", "kubeconfig of the cluster")
 		cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the span from starting the informer to synced to this file")
 		memProfile = flag.String("memprofile", "", "write heap profiles to this file after sync and to FILE.updated after the last update phase (both after a GC)")
+		updProfile = flag.String("updates-cpuprofile", "", "write a CPU profile of the update phases (from the first arming to the end of the last phase) to this file")
 	)
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -132,6 +133,17 @@ func run() error {
 
 	in := bufio.NewScanner(os.Stdin)
 	updated := false
+	if *updProfile != "" {
+		f, err := os.Create(*updProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for in.Scan() {
 		n, err := wire.ParseUpdatesCommand(in.Text())
 		if err != nil {
