@@ -3,7 +3,7 @@
 # control plane (testenv: etcd, kube-apiserver), ctrlgen's against
 # client-go v0.37.2's, each side in its own process (scale/cmd/informer),
 # alternating which goes first from round to round. Saves the raw output
-# to bench/results/scale.txt and prints the benchstat table
+# to bench/results/scale.txt (or $BENCH_OUT) and prints the benchstat table
 # (`benchstat -col /impl`) and the ratios against the goals of issue 12.
 # See bench/scale/README.md.
 #
@@ -16,6 +16,7 @@
 #   BENCH_COUNT    rounds (default 5)
 #   BENCH_N        objects per kind (default 100000)
 #   BENCH_KINDS    kinds, comma-separated (default configmaps,mydemos)
+#   BENCH_OUT      the raw output file (default results/scale.txt)
 #   BENCH_PROFILE  a directory: every informer process writes a CPU
 #                  profile of its sync and heap profiles into it (this
 #                  slows the sync a little; use a separate run)
@@ -40,7 +41,7 @@ fi
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p results
-out=results/scale.txt
+out="${BENCH_OUT:-results/scale.txt}"
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
 
 go test -c -o "$tmp/scale.test" ./scale
