@@ -597,4 +597,3 @@ func (h *harness) settle(tb testing.TB) {
 		prev = cur
 	}
 }
-
