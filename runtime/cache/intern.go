@@ -22,7 +22,11 @@ import (
 // decoder gave. FieldsV1's bytes become shared between objects, which is
 // safe as long as nobody mutates a cached object in place, which client-go's
 // informer contract forbids anyway; the shared slices have no spare
-// capacity, so an append copies.
+// capacity, so an append copies. Like any transform that edits in place
+// (client-go allows that), it writes into the object it is given, which
+// must be the informer's own: client-go's fake tracker hands watchers its
+// stored objects for what it created between an informer's list and watch,
+// and a test reading them through the fake at that moment races with it.
 //
 // It remembers a bounded number of values, in a table of 4-way sets (a new
 // value pushes the least recently added of its set out), so a value seen
