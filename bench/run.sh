@@ -11,6 +11,9 @@
 #                      controller on client-go and a plain driver, on a local
 #                      control plane (~9 min for 3 rounds)
 #   generator/run.sh   the ctrlgen generator against k8s.io/code-generator
+#   scale/run.sh       one informer over 100k ConfigMaps and 100k Mydemos on
+#                      a local control plane, ctrlgen's and client-go's each
+#                      in its own process (~25 min per kind for 5 rounds)
 #
 # Environment:
 #   BENCH_SUITES  the suites to run, in order (default: runtime, then every

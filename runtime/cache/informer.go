@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientcache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -68,7 +69,10 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 		done:              make(chan struct{}),
 	}
 	_ = s.indexer.AddIndexers(opts.Indexers) // a map names each index once
-	s.fifo = NewDeltaFIFO[T](s.indexer, nil)
+	if internable[T]() {
+		s.interner = NewInterner()
+	}
+	s.fifo = NewDeltaFIFO[T](s.indexer, s.withInterning(nil))
 	s.fifo.replaced = s.indexer.Bookmark
 	return s
 }
@@ -78,6 +82,9 @@ type sharedIndexInformer[T Object] struct {
 	indexer   *threadSafeMap[T]
 	fifo      *DeltaFIFO[T]
 	processor *sharedProcessor[T]
+	// interner shares repeated metadata strings among the cached objects;
+	// nil for object types whose accessors return copies.
+	interner *Interner
 
 	// lock guards the configuration below, which is fixed once started,
 	// and stopped, after which no handler is added.
@@ -359,8 +366,36 @@ func (s *sharedIndexInformer[T]) SetTypedTransform(f TransformFunc[T]) error {
 	if s.started {
 		return errStarted
 	}
-	s.fifo.transform = f
+	s.fifo.transform = s.withInterning(f)
 	return nil
+}
+
+// withInterning returns f followed by interning the result's metadata, so
+// that what is cached shares its repeated strings.
+func (s *sharedIndexInformer[T]) withInterning(f TransformFunc[T]) TransformFunc[T] {
+	in := s.interner
+	switch {
+	case in == nil:
+		return f
+	case f == nil:
+		return func(obj T) T { in.Intern(obj); return obj }
+	default:
+		return func(obj T) T {
+			obj = f(obj)
+			in.Intern(obj)
+			return obj
+		}
+	}
+}
+
+// internable reports whether T's metadata accessors give access to the
+// object's own maps and slices, as those of metav1.ObjectMeta do, rather
+// than copies, as unstructured.Unstructured's do: interning copies would
+// cost without saving anything.
+func internable[T Object]() bool {
+	var zero T
+	_, unstructured := any(zero).(*unstructured.Unstructured)
+	return !unstructured
 }
 
 // untypedTransform adapts an untyped transform to T. An error, or a

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs BenchmarkInformer: one informer over all namespaces on a local
+# control plane (testenv: etcd, kube-apiserver), ctrlgen's against
+# client-go v0.37.2's, each side in its own process (scale/cmd/informer),
+# alternating which goes first from round to round. Saves the raw output
+# to bench/results/scale.txt (or $BENCH_OUT) and prints the benchstat table
+# (`benchstat -col /impl`) and the ratios against the goals of issue 12.
+# See bench/scale/README.md.
+#
+# Creating 100k objects of a kind takes a few minutes; they are created
+# once per run of this script and reused by every round. A round at 100k
+# is 2–4 minutes per kind on 2 cores, most of it the harness's 60k
+# patches.
+#
+# Environment:
+#   BENCH_COUNT    rounds (default 5)
+#   BENCH_N        objects per kind (default 100000)
+#   BENCH_KINDS    kinds, comma-separated (default configmaps,mydemos)
+#   BENCH_OUT      the raw output file (default results/scale.txt)
+#   BENCH_PROFILE  a directory: every informer process writes a CPU
+#                  profile of its sync and heap profiles into it (this
+#                  slows the sync a little; use a separate run)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
+
+count="${BENCH_COUNT:-5}"
+n="${BENCH_N:-100000}"
+kinds="${BENCH_KINDS:-configmaps,mydemos}"
+profile=()
+if [[ -n "${BENCH_PROFILE:-}" ]]; then
+	mkdir -p "$BENCH_PROFILE"
+	profile=(-profile-dir "$(cd "$BENCH_PROFILE" && pwd)")
+fi
+
+bin="${CTRLGEN_CONTROLPLANE_BIN:-$(cd .. && pwd)/.cache/bin/ctrlplane}"
+if [[ ! -x "$bin" ]]; then
+	echo "run.sh: building the control plane ($bin; minutes the first time)" >&2
+	(cd .. && go run ./testenv/cmd/testenv --build-only >/dev/null)
+fi
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p results
+out="${BENCH_OUT:-results/scale.txt}"
+load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
+
+go test -c -o "$tmp/scale.test" ./scale
+{
+	echo "goversion: $(go env GOVERSION)"
+	echo "client-go: $(go list -m -f '{{.Version}}' k8s.io/client-go)"
+	echo "objects: $n"
+	echo "# scale.test -test.run '^\$' -test.bench BenchmarkInformer -test.benchtime 1x -test.count $count -objects $n -kinds $kinds ${profile[*]}"
+	echo "# load average before: $(load) on $(nproc) CPUs"
+} >"$tmp/out.txt"
+echo "run.sh: $count rounds of each side on $kinds, $n objects each" >&2
+if ! (cd scale && "$tmp/scale.test" -test.run '^$' -test.bench BenchmarkInformer -test.benchtime 1x \
+	-test.count "$count" -test.timeout 5h -objects "$n" -kinds "$kinds" "${profile[@]}" 2>"$tmp/stderr") | tee -a "$tmp/out.txt"; then
+	echo "run.sh: the benchmark failed; the end of its stderr:" >&2
+	tail -n 50 "$tmp/stderr" >&2
+	exit 1
+fi
+echo "# load average after: $(load)" >>"$tmp/out.txt"
+mv "$tmp/out.txt" "$out"
+
+echo
+go tool benchstat -col /impl "$out"
+echo
+go run ./scale/ratios "$out"
