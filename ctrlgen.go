@@ -183,6 +183,13 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(cfg.Generators) == 0 && cfg.CRDDir == "" {
+		// CRDs are asked for, by --crd-dir or by name: code-generator's
+		// users have API packages controller-gen would refuse (several
+		// versions and no storage version, fields without JSON tags), and
+		// those must keep generating unchanged.
+		gens = slices.DeleteFunc(gens, func(g generators.Generator) bool { return g.Name() == "crd" })
+	}
 	if cfg.VersionedClientsetPkg != "" && slices.Contains(cfg.Generators, "clientset") {
 		return nil, fmt.Errorf("--versioned-clientset-package %s names the clientset to use: the clientset generator would generate none; leave it out of --generators", cfg.VersionedClientsetPkg)
 	}

@@ -19,7 +19,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.OutputDir, "output-dir", "", "directory generated packages go under (required)")
 	fs.StringVar(&cfg.OutputPkg, "output-pkg", "", "import path of --output-dir (default: derived from the enclosing go.mod)")
 	fs.StringVar(&cfg.ControllersDir, "controllers-dir", "", "directory of the controller packages, one per +ctrlgen:controller kind: DIR/<lower-case kind>, holding zz_generated.controller.go (rewritten every run) and reconcile.go (written once, yours to edit) (default: \"controllers\" next to --output-dir, e.g. pkg/generated → pkg/controllers; inside --output-dir when that is the module root)")
-	fs.StringVar(&cfg.CRDDir, "crd-dir", "", "directory the crd generator writes CustomResourceDefinitions to, <dir>/<group>_<plural>.yaml, as kubebuilder's config/crd (default \""+DefaultCRDDir+"\", relative to the working directory)")
+	fs.StringVar(&cfg.CRDDir, "crd-dir", "", "directory the crd generator writes CustomResourceDefinitions to, <dir>/<group>_<plural>.yaml, as kubebuilder's config/crd; setting it turns the crd generator on when --generators is not given (with --generators crd, the default is \""+DefaultCRDDir+"\", relative to the working directory)")
 	fs.StringVar(&cfg.BoilerplateFile, "boilerplate", "", "file whose text goes on every generated file, after the generated-code line")
 	generators := fs.String("generators", "", "comma-separated generators to run (default: all); stale files are removed only for these")
 	fs.BoolVar(&cfg.Verify, "verify", false, "change nothing; print what is stale and exit 1 if anything is")

@@ -179,7 +179,7 @@ func startHarness() (_ *harness, err error) {
 // installCRD creates examples/mydemo's CRD and waits until Mydemos are
 // served.
 func installCRD(ctx context.Context, cfg *rest.Config, client versioned.Interface) error {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "mydemo", "config", "crd.yaml"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "mydemo", "config", "crd", "crddemo.k8s.io_mydemos.yaml"))
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,7 @@
 // SIGINT or SIGTERM stops it.
 package main
 
-//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated ./apis/...
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd ./apis/...
 
 import (
 	"context"

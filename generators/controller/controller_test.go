@@ -224,10 +224,10 @@ func TestOwnedBuiltinKind(t *testing.T) {
 
 	types := filepath.Join(dir, "apis/ops/v1/types.go")
 	for _, tc := range []struct{ owns, want string }{
-		{"core/v1.NoSuchKind", "apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=core/v1.NoSuchKind: k8s.io/api/core/v1 declares no +genclient kind NoSuchKind"},
-		{"apps/v9.Deployment", "apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=apps/v9.Deployment: "},
-		{"authentication.k8s.io/v1.TokenReview", "apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=authentication.k8s.io/v1.TokenReview: TokenReview has no informer"},
-		{"other.example.com/v1.Thing", `apis/ops/v1/types.go:11: error: +ctrlgen:controller:owns=other.example.com/v1.Thing: Thing is not among the packages ctrlgen reads; add the package that declares group "other.example.com" version v1 to ctrlgen's packages`},
+		{"core/v1.NoSuchKind", "apis/ops/v1/types.go:12: error: +ctrlgen:controller:owns=core/v1.NoSuchKind: k8s.io/api/core/v1 declares no +genclient kind NoSuchKind"},
+		{"apps/v9.Deployment", "apis/ops/v1/types.go:12: error: +ctrlgen:controller:owns=apps/v9.Deployment: "},
+		{"authentication.k8s.io/v1.TokenReview", "apis/ops/v1/types.go:12: error: +ctrlgen:controller:owns=authentication.k8s.io/v1.TokenReview: TokenReview has no informer"},
+		{"other.example.com/v1.Thing", `apis/ops/v1/types.go:12: error: +ctrlgen:controller:owns=other.example.com/v1.Thing: Thing is not among the packages ctrlgen reads; add the package that declares group "other.example.com" version v1 to ctrlgen's packages`},
 	} {
 		t.Run(tc.owns, func(t *testing.T) {
 			src := read(t, types)

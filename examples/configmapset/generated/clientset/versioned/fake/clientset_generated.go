@@ -3,6 +3,7 @@
 package fake
 
 import (
+	"github.com/ctrlgen/ctrlgen/examples/configmapset/generated/applyconfiguration"
 	clientset "github.com/ctrlgen/ctrlgen/examples/configmapset/generated/clientset/versioned"
 	typedsetsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/generated/clientset/versioned/typed/sets/v1"
 	fakesetsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/generated/clientset/versioned/typed/sets/v1/fake"
@@ -37,11 +38,27 @@ func NewSimpleClientset(objects ...runtime.Object) *Clientset {
 	return cs
 }
 
-// NewClientset is NewSimpleClientset. client-gen's NewClientset adds
-// server-side apply through generated apply configurations, which ctrlgen
-// does not generate.
+// NewClientset returns a clientset that will respond with the provided objects.
+// It's backed by a very simple object tracker that processes creates, updates and deletions as-is,
+// without applying any validations and/or defaults. It shouldn't be considered a replacement
+// for a real clientset and is mostly useful in simple unit tests.
+//
+// Compared to NewSimpleClientset, the Clientset returned here supports field tracking and thus
+// server-side apply: an Apply merges the fields its manager owns, and
+// conflicts with fields other managers own unless it forces, as an
+// apiserver does, custom resources included.
 func NewClientset(objects ...runtime.Object) *Clientset {
-	return NewSimpleClientset(objects...)
+	o := fakeclient.NewFieldManagedTracker(scheme, codecs.UniversalDecoder(), kinds, applyconfiguration.NewTypeConverter(scheme))
+	for _, obj := range objects {
+		if err := o.Add(obj); err != nil {
+			panic(err)
+		}
+	}
+
+	cs := &Clientset{tracker: o}
+	cs.discovery = &fakediscovery.FakeDiscovery{Fake: &cs.Fake}
+	o.AddReactors(&cs.Fake)
+	return cs
 }
 
 // kinds maps each resource of the clientset to its kind.

@@ -6,6 +6,7 @@ import (
 	"context"
 
 	setsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/apis/sets/v1"
+	applyconfigurationsetsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/generated/applyconfiguration/sets/v1"
 	"github.com/ctrlgen/ctrlgen/examples/configmapset/generated/clientset/versioned/scheme"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -31,18 +32,21 @@ type ConfigMapSetInterface interface {
 	List(ctx context.Context, opts metav1.ListOptions) (*setsv1.ConfigMapSetList, error)
 	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
 	Patch(ctx context.Context, name string, pt types.PatchType, data []byte, opts metav1.PatchOptions, subresources ...string) (result *setsv1.ConfigMapSet, err error)
+	Apply(ctx context.Context, configMapSet *applyconfigurationsetsv1.ConfigMapSetApplyConfiguration, opts metav1.ApplyOptions) (result *setsv1.ConfigMapSet, err error)
+	// Add a +genclient:noStatus comment above the type to avoid generating ApplyStatus().
+	ApplyStatus(ctx context.Context, configMapSet *applyconfigurationsetsv1.ConfigMapSetApplyConfiguration, opts metav1.ApplyOptions) (result *setsv1.ConfigMapSet, err error)
 	ConfigMapSetExpansion
 }
 
 // configMapSets implements ConfigMapSetInterface
 type configMapSets struct {
-	*gentype.ClientWithList[*setsv1.ConfigMapSet, *setsv1.ConfigMapSetList]
+	*gentype.ClientWithListAndApply[*setsv1.ConfigMapSet, *setsv1.ConfigMapSetList, *applyconfigurationsetsv1.ConfigMapSetApplyConfiguration]
 }
 
 // newConfigMapSets returns a ConfigMapSets
 func newConfigMapSets(c *SetsV1Client, namespace string) *configMapSets {
 	return &configMapSets{
-		gentype.NewClientWithList[*setsv1.ConfigMapSet, *setsv1.ConfigMapSetList](
+		gentype.NewClientWithListAndApply[*setsv1.ConfigMapSet, *setsv1.ConfigMapSetList, *applyconfigurationsetsv1.ConfigMapSetApplyConfiguration](
 			"configmapsets",
 			c.RESTClient(),
 			scheme.ParameterCodec,

@@ -15,7 +15,8 @@ import (
 // with apply.
 //
 // Backup is namespaced, has a status with observedGeneration, a finalizer,
-// and owns ConfigMaps: every option of the generated wiring.
+// and owns ConfigMaps, which it adopts by a selector held by value: every
+// option of the generated wiring.
 type BackupApplyConfiguration struct {
 	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`

@@ -2,10 +2,15 @@
 
 package v1
 
+import (
+	applyconfigurationsmetav1 "k8s.io/client-go/applyconfigurations/meta/v1"
+)
+
 // BackupSpecApplyConfiguration represents a declarative configuration of the BackupSpec type for use
 // with apply.
 type BackupSpecApplyConfiguration struct {
-	Source *string `json:"source,omitempty"`
+	Source   *string                                                    `json:"source,omitempty"`
+	Selector *applyconfigurationsmetav1.LabelSelectorApplyConfiguration `json:"selector,omitempty"`
 }
 
 // BackupSpecApplyConfiguration constructs a declarative configuration of the BackupSpec type for use with
@@ -19,5 +24,13 @@ func BackupSpec() *BackupSpecApplyConfiguration {
 // If called multiple times, the Source field is set to the value of the last call.
 func (b *BackupSpecApplyConfiguration) WithSource(value string) *BackupSpecApplyConfiguration {
 	b.Source = &value
+	return b
+}
+
+// WithSelector sets the Selector field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the Selector field is set to the value of the last call.
+func (b *BackupSpecApplyConfiguration) WithSelector(value *applyconfigurationsmetav1.LabelSelectorApplyConfiguration) *BackupSpecApplyConfiguration {
+	b.Selector = value
 	return b
 }

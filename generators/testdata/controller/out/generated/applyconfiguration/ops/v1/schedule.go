@@ -14,7 +14,8 @@ import (
 // ScheduleApplyConfiguration represents a declarative configuration of the Schedule type for use
 // with apply.
 //
-// Schedule is cluster-scoped and owns Backups; its status has no
+// Schedule is cluster-scoped and owns Backups, which it adopts by a
+// selector held by pointer; its status has no
 // observedGeneration. Its controller package is hand-written already
 // (in/controllers/schedule), with a Deleted method.
 type ScheduleApplyConfiguration struct {

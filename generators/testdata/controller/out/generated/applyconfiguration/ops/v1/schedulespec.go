@@ -2,10 +2,15 @@
 
 package v1
 
+import (
+	applyconfigurationsmetav1 "k8s.io/client-go/applyconfigurations/meta/v1"
+)
+
 // ScheduleSpecApplyConfiguration represents a declarative configuration of the ScheduleSpec type for use
 // with apply.
 type ScheduleSpecApplyConfiguration struct {
-	Cron *string `json:"cron,omitempty"`
+	Cron           *string                                                    `json:"cron,omitempty"`
+	BackupSelector *applyconfigurationsmetav1.LabelSelectorApplyConfiguration `json:"backupSelector,omitempty"`
 }
 
 // ScheduleSpecApplyConfiguration constructs a declarative configuration of the ScheduleSpec type for use with
@@ -19,5 +24,13 @@ func ScheduleSpec() *ScheduleSpecApplyConfiguration {
 // If called multiple times, the Cron field is set to the value of the last call.
 func (b *ScheduleSpecApplyConfiguration) WithCron(value string) *ScheduleSpecApplyConfiguration {
 	b.Cron = &value
+	return b
+}
+
+// WithBackupSelector sets the BackupSelector field in the declarative configuration to the given value
+// and returns the receiver, so that objects can be built by chaining "With" function invocations.
+// If called multiple times, the BackupSelector field is set to the value of the last call.
+func (b *ScheduleSpecApplyConfiguration) WithBackupSelector(value *applyconfigurationsmetav1.LabelSelectorApplyConfiguration) *ScheduleSpecApplyConfiguration {
+	b.BackupSelector = value
 	return b
 }

@@ -4,19 +4,20 @@ package fake
 
 import (
 	setsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/apis/sets/v1"
+	applyconfigurationsetsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/generated/applyconfiguration/sets/v1"
 	typedsetsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/generated/clientset/versioned/typed/sets/v1"
 	"k8s.io/client-go/gentype"
 )
 
 // fakeConfigMapSets implements ConfigMapSetInterface
 type fakeConfigMapSets struct {
-	*gentype.FakeClientWithList[*setsv1.ConfigMapSet, *setsv1.ConfigMapSetList]
+	*gentype.FakeClientWithListAndApply[*setsv1.ConfigMapSet, *setsv1.ConfigMapSetList, *applyconfigurationsetsv1.ConfigMapSetApplyConfiguration]
 	Fake *FakeSetsV1
 }
 
 func newFakeConfigMapSets(fake *FakeSetsV1, namespace string) typedsetsv1.ConfigMapSetInterface {
 	return &fakeConfigMapSets{
-		gentype.NewFakeClientWithList[*setsv1.ConfigMapSet, *setsv1.ConfigMapSetList](
+		gentype.NewFakeClientWithListAndApply[*setsv1.ConfigMapSet, *setsv1.ConfigMapSetList, *applyconfigurationsetsv1.ConfigMapSetApplyConfiguration](
 			fake.Fake,
 			namespace,
 			setsv1.SchemeGroupVersion.WithResource("configmapsets"),

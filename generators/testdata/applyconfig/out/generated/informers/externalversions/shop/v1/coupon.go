@@ -106,7 +106,7 @@ func NewTypedCouponInformerWithOptions(client versioned.Interface, namespace str
 	gvr := schema.GroupVersionResource{Group: "shop.example.com", Version: "v1", Resource: "coupons"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*shopv1.Coupon](
-		&ctrlcache.ListWatch[*shopv1.Coupon]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*shopv1.Coupon]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shopv1.Coupon], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedCouponInformerWithOptions(client versioned.Interface, namespace str
 				if err != nil {
 					return ctrlcache.ListPage[*shopv1.Coupon]{}, err
 				}
-				return ctrlcache.ListPage[*shopv1.Coupon]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*shopv1.Coupon]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedCouponInformerWithOptions(client versioned.Interface, namespace str
 				}
 				return client.ShopV1().Coupons(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -106,7 +106,7 @@ func NewTypedReceiptInformerWithOptions(client versioned.Interface, namespace st
 	gvr := schema.GroupVersionResource{Group: "shop.example.com", Version: "v1", Resource: "receipts"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*shopv1.Receipt](
-		&ctrlcache.ListWatch[*shopv1.Receipt]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*shopv1.Receipt]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shopv1.Receipt], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedReceiptInformerWithOptions(client versioned.Interface, namespace st
 				if err != nil {
 					return ctrlcache.ListPage[*shopv1.Receipt]{}, err
 				}
-				return ctrlcache.ListPage[*shopv1.Receipt]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*shopv1.Receipt]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedReceiptInformerWithOptions(client versioned.Interface, namespace st
 				}
 				return client.ShopV1().Receipts(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -105,7 +105,7 @@ func NewTypedRegionInformerWithOptions(client versioned.Interface, options inter
 	gvr := schema.GroupVersionResource{Group: "shop.example.com", Version: "v1", Resource: "regions"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*shopv1.Region](
-		&ctrlcache.ListWatch[*shopv1.Region]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*shopv1.Region]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shopv1.Region], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -114,7 +114,7 @@ func NewTypedRegionInformerWithOptions(client versioned.Interface, options inter
 				if err != nil {
 					return ctrlcache.ListPage[*shopv1.Region]{}, err
 				}
-				return ctrlcache.ListPage[*shopv1.Region]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*shopv1.Region]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -122,7 +122,7 @@ func NewTypedRegionInformerWithOptions(client versioned.Interface, options inter
 				}
 				return client.ShopV1().Regions().Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

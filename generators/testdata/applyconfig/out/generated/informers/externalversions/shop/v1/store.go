@@ -106,7 +106,7 @@ func NewTypedStoreInformerWithOptions(client versioned.Interface, namespace stri
 	gvr := schema.GroupVersionResource{Group: "shop.example.com", Version: "v1", Resource: "stores"}
 	tweakListOptions := options.TweakListOptions
 	return ctrlcache.NewSharedIndexInformerWithOptions[*shopv1.Store](
-		&ctrlcache.ListWatch[*shopv1.Store]{
+		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*shopv1.Store]{
 			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shopv1.Store], error) {
 				if tweakListOptions != nil {
 					tweakListOptions(&opts)
@@ -115,7 +115,7 @@ func NewTypedStoreInformerWithOptions(client versioned.Interface, namespace stri
 				if err != nil {
 					return ctrlcache.ListPage[*shopv1.Store]{}, err
 				}
-				return ctrlcache.ListPage[*shopv1.Store]{Items: ctrlcache.Pointers(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+				return ctrlcache.ListPage[*shopv1.Store]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
 			},
 			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 				if tweakListOptions != nil {
@@ -123,7 +123,7 @@ func NewTypedStoreInformerWithOptions(client versioned.Interface, namespace stri
 				}
 				return client.ShopV1().Stores(namespace).Watch(ctx, opts)
 			},
-		},
+		}, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

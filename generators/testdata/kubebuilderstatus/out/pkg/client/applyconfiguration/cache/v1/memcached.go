@@ -14,8 +14,9 @@ import (
 // MemcachedApplyConfiguration represents a declarative configuration of the Memcached type for use
 // with apply.
 //
-// Memcached has kubebuilder markers and a Status field but no
-// UpdateStatus, and so does ctrlgen.
+// Memcached has kubebuilder markers and a Status field but no status
+// subresource marker: client-gen still gives its client UpdateStatus, and
+// so does ctrlgen.
 type MemcachedApplyConfiguration struct {
 	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
