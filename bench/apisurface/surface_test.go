@@ -99,7 +99,8 @@ func goldenInputs(t *testing.T) []surfaceInput {
 				in.Codegen.PrefersProtobuf = true
 			case a == "--with-applyconfig=false":
 				noApply = true
-			case a == "--boilerplate":
+			case a == "--boilerplate", a == "--crd-dir":
+				// Not Go API: a header, and where the CRDs go.
 				i++
 			case a == "--generators" && i+1 < len(args) && args[i+1] == genrun.CodegenGenerators:
 				// code-generator's outputs: all but the crd generator.
