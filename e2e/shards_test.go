@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,7 +58,8 @@ func readTrace(t *testing.T, process, path, controller, ns string) []reconcileSp
 // TestMydemoShards runs the mydemo command in several processes with
 // --shards: each reconciles the Mydemos of the buckets it holds, no
 // Mydemo is ever reconciled by two at once, a killed process' buckets are
-// taken over once their Leases expire, a new process gets its share, and
+// taken over once their Leases expire and its Mydemos changed meanwhile
+// converge, a new process gets its share, and
 // a process stopped gracefully hands its buckets over at once.
 func TestMydemoShards(t *testing.T) {
 	e := env(t)
@@ -207,10 +209,26 @@ func TestMydemoShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-killed.done
+	// Change Mydemos of the killed process' buckets while nobody holds
+	// them: they must converge once the buckets are taken over.
+	var orphaned []string
+	for _, key := range slices.Sorted(maps.Keys(reconciled[killed.name]))[:200] {
+		_, name, _ := strings.Cut(key, "/")
+		orphaned = append(orphaned, name)
+		obj, err := md.CrddemoV1().Mydemos(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj.Spec.Port++
+		if _, err := md.CrddemoV1().Mydemos(ns).Update(ctx, obj, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	eventually(t, 2*leaseDuration, "the killed process' buckets taken over", func() (bool, string) { return allRenewedAfter(killedAt) })
 	if took := time.Since(killedAt); took > leaseDuration+2*retryPeriod+time.Second {
 		t.Errorf("takeover took %v, lease duration %v", took, leaseDuration)
 	}
+	waitMydemosReady(t, md, ns, time.Minute, orphaned...)
 	waitShares("2 processes holding 6 buckets each", procs[1:], shards/2)
 
 	// A new process: the others give up buckets for it to take.
