@@ -28,11 +28,11 @@ import (
 var (
 	shardedMydemos = flag.Int("sharded-mydemos", 3000, "Mydemos per BenchmarkShardedReplicas run")
 	externalCall   = flag.Duration("external-call", 20*time.Millisecond, "how long each reconcile waits on its stand-in for a cloud API in BenchmarkShardedReplicas")
+	shardWorkers   = flag.Int("shard-workers", 4, "workers per replica in BenchmarkShardedReplicas")
 )
 
 const (
 	benchShards         = 12
-	shardWorkers        = 4
 	shardRetryPeriod    = 2 * time.Second
 	shardLeaseGroupName = "bench-shards"
 )
@@ -88,8 +88,8 @@ func shardedInit(writes *atomic.Int64) manager.InitFunc {
 
 // BenchmarkShardedReplicas measures the time from the first Mydemo create
 // to the last seen Ready, with 1, 2 and 3 replicas of the mydemo
-// controller sharing the work by --shards (12 buckets), at 4 workers
-// each, when every reconcile waits 20 ms on an external call per request
+// controller sharing the work by --shards (12 buckets), at
+// -shard-workers workers each (4 by default), when every reconcile waits 20 ms on an external call per request
 // (see slowWrites). The replicas run in this process, each a manager with
 // its own clients and caches. Metrics: s, writes/object (the controllers'
 // writes per Mydemo: sharding must add none) and lease-req/s (the
@@ -135,7 +135,7 @@ func (h *harness) runSharded(tb testing.TB, replicas, n int) (elapsed time.Durat
 	for range replicas {
 		o := manager.DefaultOptions()
 		o.Kubeconfig = h.kubeconfig
-		o.Workers = shardWorkers
+		o.Workers = *shardWorkers
 		o.Shards = benchShards
 		o.LeaderElectionNamespace = ns.Name
 		o.LeaderElectionID = shardLeaseGroupName
