@@ -254,7 +254,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	m.registry.MustRegister(metrics.NewInformerCollector(mc.informers))
 
-	stopServers, err := m.serve(ctx)
+	stopServers, err := m.serve(ctx, cfg)
 	if err != nil {
 		return err
 	}
