@@ -59,8 +59,9 @@ bench:
 	@if [ ! -f bench/go.mod ]; then echo "make bench: bench/ has not landed yet" >&2; exit 1; fi
 	cd bench && ./run.sh
 
-# Build, regenerate, start a local control plane, install the CRD, run the
-# mydemo controller, apply a sample Mydemo and show what it reconciled.
+# Build, regenerate, start a local control plane, install (and print) the
+# generated CRD, run the mydemo controller, apply a sample Mydemo, show what
+# it reconciled, and scrape its metrics over HTTPS without and with a token.
 demo: build generate controlplane
 	$(GO) run ./examples/mydemo/demo
 

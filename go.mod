@@ -15,9 +15,17 @@ require (
 	k8s.io/client-go v0.37.2
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
+	sigs.k8s.io/kustomize/api v0.21.1
+	sigs.k8s.io/kustomize/kyaml v0.21.1
 )
 
-require github.com/prometheus/client_model v0.6.2 // indirect
+require (
+	github.com/blang/semver/v4 v4.0.0 // indirect
+	github.com/go-errors/errors v1.4.2 // indirect
+	github.com/monochromegane/go-gitignore v0.0.0-20200626010858-205db1a8cc00 // indirect
+	github.com/prometheus/client_model v0.6.2 // indirect
+	github.com/xlab/treeprint v1.2.0 // indirect
+)
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

@@ -37,6 +37,7 @@ func TestManagerCampaignsAgainAfterLosingTheLease(t *testing.T) {
 	o := manager.DefaultOptions()
 	addr := localAddr(t)
 	o.Kubeconfig, o.MetricsAddr, o.HealthAddr = kubeconfig, addr, addr
+	o.MetricsSecure = false // plain HTTP, shared with the probes: metrics_test.go is about security
 	o.LeaderElectionNamespace, o.LeaderElectionID = ns, "lease-loss"
 	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 4*time.Second, 3*time.Second, 250*time.Millisecond
 	m := manager.New(o)

@@ -278,6 +278,7 @@ func startManager(t *testing.T, kubeconfig string, workers int, register func(*m
 	o.Kubeconfig, o.LeaderElect, o.Workers = kubeconfig, false, workers
 	addr := localAddr(t)
 	o.MetricsAddr, o.HealthAddr = addr, addr
+	o.MetricsSecure = false // plain HTTP, shared with the probes: metrics_test.go is about security
 	m := manager.New(o)
 	register(m)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -366,7 +367,7 @@ func httpGet(url string) (int, string, error) {
 // metrics is a scrape of a Prometheus text exposition.
 type metrics string
 
-// scrape reads http://addr/metrics.
+// scrape reads http://addr/metrics, of a manager run with MetricsSecure off.
 func scrape(addr string) (metrics, error) {
 	code, body, err := httpGet("http://" + addr + "/metrics")
 	if err == nil && code != http.StatusOK {
@@ -523,8 +524,11 @@ func buildMydemo(t *testing.T) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "./examples/mydemo")
+	// Static and path-free, as examples/mydemo/Dockerfile builds it, so
+	// that this build and the Dockerfile's test share the build cache.
+	cmd := exec.CommandContext(ctx, goTool, "build", "-trimpath", "-o", bin, "./examples/mydemo")
 	cmd.Dir = repoRoot(t)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./examples/mydemo: %v\n%s", err, out)
 	}

@@ -98,6 +98,7 @@ func TestMydemoShards(t *testing.T) {
 			"--leader-elect-retry-period="+retryPeriod.String(),
 			"--reconcile-trace-file="+p.trace,
 			"--metrics-bind-address="+p.metricsAddr,
+			"--metrics-secure=false", // scraped over plain HTTP; metrics_test.go is about security
 			"--health-probe-bind-address="+addrs[1],
 			"--workers=8",
 		)

@@ -2,7 +2,9 @@
 // does: controllers register init functions, one shared informer factory
 // per clientset is started once every controller has asked for its
 // informers, and the controllers run while this process holds a leader
-// Lease. It serves /healthz, /readyz and /metrics, and stops gracefully.
+// Lease. It serves /healthz and /readyz over plain HTTP, /metrics over
+// HTTPS to tokens the apiserver allows to get it (see Options), and stops
+// gracefully.
 package manager
 
 import (
@@ -254,7 +256,7 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	m.registry.MustRegister(metrics.NewInformerCollector(mc.informers))
 
-	stopServers, err := m.serve(ctx)
+	stopServers, err := m.serve(ctx, cfg)
 	if err != nil {
 		return err
 	}

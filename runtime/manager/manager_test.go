@@ -59,6 +59,19 @@ func TestFlagsOverrideDefaults(t *testing.T) {
 	if strings.Join(o.Controllers, ",") != "*,-noisy" || o.Workers != 8 || o.QPS != 50.5 || o.LeaderElect || o.Resync != 30*time.Second || o.Kubeconfig != "/k" {
 		t.Fatalf("options after flags: %+v", o)
 	}
+	if d := DefaultOptions(); !d.MetricsSecure || d.MetricsAddr != ":8443" || d.HealthAddr != ":8081" {
+		t.Fatalf("default metrics: secure %v on %q, probes on %q; kubebuilder's are secure on :8443, probes on :8081", d.MetricsSecure, d.MetricsAddr, d.HealthAddr)
+	}
+	o = DefaultOptions()
+	fs = flag.NewFlagSet("x", flag.ContinueOnError)
+	o.AddFlags(fs)
+	err = fs.Parse([]string{"--metrics-secure=false", "--metrics-cert-dir", "/certs", "--metrics-cert-name", "c.pem", "--metrics-cert-key", "k.pem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.MetricsSecure || o.MetricsCertDir != "/certs" || o.MetricsCertName != "c.pem" || o.MetricsCertKey != "k.pem" {
+		t.Fatalf("metrics options after flags: %+v", o)
+	}
 	if d := DefaultOptions(); d.QPS < 100 || d.Burst < 200 {
 		t.Fatalf("default client limits %v/%d would throttle a controller", d.QPS, d.Burst)
 	}
@@ -121,10 +134,17 @@ func TestClientConfigSharesOneRateLimiter(t *testing.T) {
 // leader election off and no events, the manager needs no apiserver.
 func kubeconfig(t *testing.T) string {
 	t.Helper()
+	return kubeconfigFor(t, "http://127.0.0.1:1", "")
+}
+
+// kubeconfigFor writes a kubeconfig for the server at url, with extra
+// settings of the cluster ("key: value, ...").
+func kubeconfigFor(t *testing.T, url, clusterExtra string) string {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "kubeconfig")
 	cfg := `apiVersion: v1
 kind: Config
-clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
+clusters: [{name: c, cluster: {server: "` + url + `", ` + clusterExtra + `}}]
 users: [{name: u, user: {token: t}}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
@@ -174,6 +194,7 @@ func TestRunServesReadinessAndMetricsAndStopsOnCancel(t *testing.T) {
 	addr := freeAddr(t)
 	o := DefaultOptions()
 	o.Kubeconfig, o.LeaderElect, o.MetricsAddr, o.HealthAddr = kubeconfig(t), false, addr, addr
+	o.MetricsSecure = false // one plain server for both
 	o.Controllers = []string{"*", "-disabled"}
 	m := New(o)
 	factory := &fakeFactory{}

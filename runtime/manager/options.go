@@ -48,10 +48,24 @@ type Options struct {
 	// controller.ReconcileTrace), for tests.
 	ReconcileTraceFile string
 
-	// MetricsAddr serves /metrics, HealthAddr /healthz and /readyz; empty
-	// turns a server off. They may be the same address.
+	// MetricsAddr serves /metrics, HealthAddr /healthz and /readyz (plain
+	// HTTP, for the kubelet's probes); empty turns a server off. They may
+	// be the same address only when MetricsSecure is off.
 	MetricsAddr string
 	HealthAddr  string
+	// MetricsSecure serves /metrics over HTTPS, and only to a bearer token
+	// that the apiserver authenticates (a TokenReview) and allows to get
+	// the /metrics non-resource URL (a SubjectAccessReview), as
+	// controller-runtime's metrics server does: the manager's own
+	// credentials must allow it to create both reviews. Off: plain HTTP,
+	// to anyone, for local runs.
+	MetricsSecure bool
+	// MetricsCertDir holds the metrics server's certificate and key, PEM
+	// files named MetricsCertName and MetricsCertKey, read again when they
+	// change. Empty: a certificate made in memory and signed by itself.
+	MetricsCertDir  string
+	MetricsCertName string
+	MetricsCertKey  string
 }
 
 // DefaultOptions are the defaults AddFlags sets.
@@ -66,8 +80,11 @@ func DefaultOptions() Options {
 		LeaseDuration:           15 * time.Second,
 		RenewDeadline:           10 * time.Second,
 		RetryPeriod:             2 * time.Second,
-		MetricsAddr:             ":8080",
+		MetricsAddr:             ":8443",
 		HealthAddr:              ":8081",
+		MetricsSecure:           true,
+		MetricsCertName:         "tls.crt",
+		MetricsCertKey:          "tls.key",
 	}
 }
 
@@ -94,5 +111,9 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Shards, "shards", o.Shards, "Split the controllers' keys into this many buckets, each a Lease, and reconcile on every replica the keys of the buckets it holds, instead of leader election; 0: off.")
 	fs.StringVar(&o.ReconcileTraceFile, "reconcile-trace-file", o.ReconcileTraceFile, "Append a line per reconcile (controller, key, start and end in Unix ns) to this file; for tests.")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "Address of /metrics; empty to turn off.")
-	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "Address of /healthz and /readyz; empty to turn off.")
+	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "Address of /healthz and /readyz (plain HTTP); empty to turn off.")
+	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "Serve /metrics over HTTPS to bearer tokens allowed to get /metrics (TokenReview, SubjectAccessReview); false: plain HTTP to anyone.")
+	fs.StringVar(&o.MetricsCertDir, "metrics-cert-dir", o.MetricsCertDir, "Directory of the metrics server's PEM certificate and key, read again when they change; empty: a self-signed certificate made in memory.")
+	fs.StringVar(&o.MetricsCertName, "metrics-cert-name", o.MetricsCertName, "File name of the certificate in --metrics-cert-dir.")
+	fs.StringVar(&o.MetricsCertKey, "metrics-cert-key", o.MetricsCertKey, "File name of the key in --metrics-cert-dir.")
 }

@@ -2,45 +2,84 @@ package manager
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	authenticationv1 "k8s.io/client-go/kubernetes/typed/authentication/v1"
+	authorizationv1 "k8s.io/client-go/kubernetes/typed/authorization/v1"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
+
+	"github.com/ctrlgen/ctrlgen/runtime/manager/internal/metricsauth"
+	"github.com/ctrlgen/ctrlgen/runtime/manager/internal/servingcert"
 )
 
 func metaFor(namespace, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: namespace, Name: name}
 }
 
-// serve starts the metrics and health servers, sharing one when their
-// addresses are the same. The returned function shuts them down.
-func (m *Manager) serve(ctx context.Context) (func(), error) {
-	muxes := map[string]*http.ServeMux{}
-	mux := func(addr string) *http.ServeMux {
-		if muxes[addr] == nil {
-			muxes[addr] = http.NewServeMux()
+// endpoint is one server: its handler, and its TLS configuration when it
+// serves HTTPS.
+type endpoint struct {
+	addr    string
+	handler http.Handler
+	tls     *tls.Config
+}
+
+// serve starts the health server (plain HTTP) and the metrics server
+// (HTTPS behind metricsauth, unless MetricsSecure is off); with
+// MetricsSecure off they may share one address. The returned function
+// shuts them down.
+func (m *Manager) serve(ctx context.Context, cfg *rest.Config) (func(), error) {
+	o := m.opts
+	health := http.NewServeMux()
+	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("ok"))
+	})
+	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !m.Ready() {
+			http.Error(w, "informers have not synced", http.StatusServiceUnavailable)
+			return
 		}
-		return muxes[addr]
-	}
-	if m.opts.MetricsAddr != "" {
-		mux(m.opts.MetricsAddr).Handle("/metrics", promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
-	}
-	if m.opts.HealthAddr != "" {
-		mux(m.opts.HealthAddr).HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-			w.Write([]byte("ok"))
-		})
-		mux(m.opts.HealthAddr).HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-			if !m.Ready() {
-				http.Error(w, "informers have not synced", http.StatusServiceUnavailable)
-				return
+		w.Write([]byte("ok"))
+	})
+	metrics := http.Handler(promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}))
+
+	var endpoints []endpoint
+	switch {
+	case o.MetricsAddr != "" && o.MetricsAddr == o.HealthAddr:
+		if o.MetricsSecure {
+			return nil, fmt.Errorf("metrics and health probes are both on %s: secure metrics (HTTPS) and the probes (plain HTTP) need addresses of their own", o.MetricsAddr)
+		}
+		health.Handle("/metrics", metrics)
+		endpoints = append(endpoints, endpoint{addr: o.HealthAddr, handler: health})
+	default:
+		if o.HealthAddr != "" {
+			endpoints = append(endpoints, endpoint{addr: o.HealthAddr, handler: health})
+		}
+		if o.MetricsAddr != "" {
+			e := endpoint{addr: o.MetricsAddr}
+			if o.MetricsSecure {
+				var err error
+				if e.tls, metrics, err = m.secureMetrics(ctx, cfg, metrics); err != nil {
+					return nil, err
+				}
 			}
-			w.Write([]byte("ok"))
-		})
+			mux := http.NewServeMux()
+			mux.Handle("/metrics", metrics)
+			e.handler = mux
+			endpoints = append(endpoints, e)
+		}
 	}
+
+	logger := klog.FromContext(ctx)
 	var servers []*http.Server
 	stop := func() {
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
@@ -49,20 +88,67 @@ func (m *Manager) serve(ctx context.Context) (func(), error) {
 			s.Shutdown(shutdownCtx)
 		}
 	}
-	for addr, h := range muxes {
-		ln, err := net.Listen("tcp", addr)
+	for _, e := range endpoints {
+		ln, err := net.Listen("tcp", e.addr)
 		if err != nil {
 			stop()
 			return nil, err
 		}
-		s := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+		addr := ln.Addr().String()
+		if e.tls != nil {
+			ln = tls.NewListener(ln, e.tls)
+		}
+		s := &http.Server{
+			Handler:           e.handler,
+			ReadHeaderTimeout: 10 * time.Second,
+			// Requests carry the manager's logger; they are not cancelled
+			// with it, so that Shutdown lets them finish.
+			BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+		}
 		servers = append(servers, s)
-		klog.FromContext(ctx).Info("Serving", "address", ln.Addr().String())
+		logger.Info("Serving", "address", addr, "https", e.tls != nil)
 		go func() {
 			if err := s.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				klog.FromContext(ctx).Error(err, "Server failed", "address", addr)
+				logger.Error(err, "Server failed", "address", addr)
 			}
 		}()
 	}
 	return stop, nil
+}
+
+// secureMetrics returns the metrics server's TLS configuration and
+// metrics behind TokenReview and SubjectAccessReview, asked with cfg.
+func (m *Manager) secureMetrics(ctx context.Context, cfg *rest.Config, metrics http.Handler) (*tls.Config, http.Handler, error) {
+	var getCertificate func(*tls.ClientHelloInfo) (*tls.Certificate, error)
+	if m.opts.MetricsCertDir != "" {
+		files, err := servingcert.NewFiles(filepath.Join(m.opts.MetricsCertDir, m.opts.MetricsCertName),
+			filepath.Join(m.opts.MetricsCertDir, m.opts.MetricsCertKey), nil, klog.FromContext(ctx))
+		if err != nil {
+			return nil, nil, fmt.Errorf("metrics certificate: %w", err)
+		}
+		getCertificate = files.GetCertificate
+	} else {
+		self, err := servingcert.NewSelfSigned(nil)
+		if err != nil {
+			return nil, nil, fmt.Errorf("metrics certificate: %w", err)
+		}
+		getCertificate = self.GetCertificate
+	}
+	authn, err := authenticationv1.NewForConfig(rest.CopyConfig(cfg))
+	if err != nil {
+		return nil, nil, err
+	}
+	authz, err := authorizationv1.NewForConfig(rest.CopyConfig(cfg))
+	if err != nil {
+		return nil, nil, err
+	}
+	tlsConfig := &tls.Config{
+		MinVersion:     tls.VersionTLS12,
+		GetCertificate: getCertificate,
+		// HTTP/1.1 only, as kubebuilder's default (--enable-http2=false):
+		// HTTP/2's rapid reset and stream floods need no guard then.
+		NextProtos: []string{"http/1.1"},
+	}
+	filter := metricsauth.New(authn.TokenReviews(), authz.SubjectAccessReviews(), nil)
+	return tlsConfig, filter.Wrap(metrics), nil
 }

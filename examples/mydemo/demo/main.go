@@ -1,18 +1,24 @@
 // Command demo is what `make demo` runs: it starts a local control plane,
-// installs the Mydemo CRD, starts the mydemo controller as its own process,
-// applies config/sample.yaml, prints the reconciled Mydemo and the
-// ConfigMap it owns, and stops everything.
+// installs (and prints) the Mydemo CRD ctrlgen generated, starts the
+// mydemo controller as its own process, applies config/sample.yaml, prints
+// the reconciled Mydemo and the ConfigMap it owns, scrapes the
+// controller's metrics without and with a token, and stops everything.
 package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -81,7 +87,12 @@ func run(ctx context.Context, dir string) error {
 	}
 
 	crdFile := filepath.Join(dir, "config", "crd", "crddemo.k8s.io_mydemos.yaml")
-	step("installing the Mydemo CRD that ctrlgen generated from apis/crddemo/v1/types.go (%s)", crdFile)
+	step("installing the Mydemo CRD that ctrlgen generated from apis/crddemo/v1/types.go (%s):", crdFile)
+	crdYAML, err := os.ReadFile(crdFile)
+	if err != nil {
+		return err
+	}
+	fmt.Print(indent(string(crdYAML)))
 	if err := apply(ctx, dyn, crdGVR, "", crdFile); err != nil {
 		return err
 	}
@@ -91,6 +102,21 @@ func run(ctx context.Context, dir string) error {
 	}); err != nil {
 		return err
 	}
+	crd, err := dyn.Resource(crdGVR).Get(ctx, "mydemos.crddemo.k8s.io", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	step("the apiserver serves it")
+	conditions, _, _ := unstructured.NestedSlice(crd.Object, "status", "conditions")
+	var established []map[string]any
+	for _, c := range conditions {
+		if m, _ := c.(map[string]any); m["type"] == "Established" || m["type"] == "NamesAccepted" {
+			established = append(established, map[string]any{"type": m["type"], "status": m["status"]})
+		}
+	}
+	if err := printYAML(map[string]any{"name": crd.GetName(), "conditions": established}); err != nil {
+		return err
+	}
 
 	step("starting the mydemo controller (logs: %s)", filepath.Join(work, "mydemo.log"))
 	logs, err := os.Create(filepath.Join(work, "mydemo.log"))
@@ -98,8 +124,12 @@ func run(ctx context.Context, dir string) error {
 		return err
 	}
 	defer logs.Close()
+	metricsAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
 	ctrl := exec.Command(bin, "--kubeconfig", env.KubeconfigPath(), "--leader-elect=true",
-		"--leader-elect-namespace", "default", "--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0")
+		"--leader-elect-namespace", "default", "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "127.0.0.1:0")
 	ctrl.Stdout, ctrl.Stderr = logs, logs
 	if err := ctrl.Start(); err != nil {
 		return err
@@ -136,9 +166,58 @@ func run(ctx context.Context, dir string) error {
 	}
 	step("the ConfigMap it owns")
 	cm.ManagedFields = nil
-	return printYAML(map[string]any{"metadata": map[string]any{
+	if err := printYAML(map[string]any{"metadata": map[string]any{
 		"name": cm.Name, "namespace": cm.Namespace, "ownerReferences": cm.OwnerReferences,
-	}, "data": cm.Data})
+	}, "data": cm.Data}); err != nil {
+		return err
+	}
+
+	step("its metrics, over HTTPS (a self-signed certificate) on %s", metricsAddr)
+	for _, scraper := range []struct{ who, token string }{{"without a token", ""}, {"with the admin kubeconfig's token", cfg.BearerToken}} {
+		status, reconciles, err := scrapeMetrics(ctx, metricsAddr, scraper.token)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("    %s: %s%s\n", scraper.who, status, reconciles)
+	}
+	return nil
+}
+
+// scrapeMetrics GETs /metrics with token (if any) and returns the status
+// and the reconcile counter's lines.
+func scrapeMetrics(ctx context.Context, addr, token string) (status, reconciles string, err error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", "https://"+addr+"/metrics", nil)
+	if err != nil {
+		return "", "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	client := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", "", err
+	}
+	for line := range strings.Lines(string(body)) {
+		if strings.HasPrefix(line, "controller_runtime_reconcile_total{") {
+			reconciles += "\n      " + strings.TrimSpace(line)
+		}
+	}
+	return resp.Status, reconciles, nil
+}
+
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
 }
 
 // apply creates the object in file, or leaves an existing one alone.
