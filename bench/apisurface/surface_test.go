@@ -102,8 +102,9 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			case a == "--boilerplate", a == "--crd-dir":
 				// Not Go API: a header, and where the CRDs go.
 				i++
-			case a == "--generators" && i+1 < len(args) && args[i+1] == genrun.CodegenGenerators:
-				// code-generator's outputs: all but the crd generator.
+			case a == "--generators" && i+1 < len(args) && codegenGenerators(args[i+1]):
+				// code-generator's outputs, without the manifests.
+				noApply = !slices.Contains(strings.Split(args[i+1], ","), "applyconfiguration")
 				i++
 			case strings.HasPrefix(a, "-"):
 				t.Fatalf("%s: no code-generator equivalent known for %s", f, a)
@@ -159,6 +160,7 @@ func goldenInputs(t *testing.T) []surfaceInput {
 // uses client-go's apply configurations for every one of them unasked.
 var goldenApplyConfigExternals = map[string]string{
 	"applyconfig": "k8s.io/api/core/v1.PodTemplateSpec:k8s.io/client-go/applyconfigurations/core/v1",
+	"namespaced":  "k8s.io/api/core/v1.PodTemplateSpec:k8s.io/client-go/applyconfigurations/core/v1",
 }
 
 // objectMarker makes deepcopy-gen write DeepCopyObject for a type.
@@ -320,6 +322,7 @@ func allowed(d apisurface.Diff) int {
 // needs any more fails the test.
 var allowedAdditions = []struct{ pkg, key, reason string }{
 	{"applyconfiguration/*/*", "Extract*", "applyconfiguration-gen writes Extract<Kind>, Extract<Kind>From and Extract<Kind><Subresource> only when given an OpenAPI schema from openapi-gen (--applyconfig-openapi-schema), which the comparison does not run; ctrlgen derives the schema from the Go types and always writes them"},
+	{"clientset/versioned/fake", "NewClientset", "client-gen writes NewClientset only with apply configurations; without them ctrlgen's is NewSimpleClientset, so unit tests written against either tool's fake compile"},
 }
 
 // TestGatewayAPIApplyConfigurations compares the apply configurations
@@ -419,4 +422,21 @@ func acTypeOf(key string) string {
 		key += "ApplyConfiguration"
 	}
 	return key
+}
+
+// codegenGenerators says whether a --generators list names all of
+// code-generator's outputs (with or without apply configurations), and
+// otherwise only manifests, which have no Go API.
+func codegenGenerators(list string) bool {
+	want := strings.Split(genrun.CodegenGenerators, ",")
+	for _, g := range strings.Split(list, ",") {
+		switch {
+		case slices.Contains(want, g):
+			want = slices.DeleteFunc(want, func(w string) bool { return w == g })
+		case g == "applyconfiguration", g == "crd", g == "rbac":
+		default:
+			return false
+		}
+	}
+	return len(want) == 0
 }

@@ -27,6 +27,7 @@ var knownDifferences = map[string][]string{
 	"controller":   {"ops.example.com_schedules.yaml: .spec.scope: controller-gen Namespaced / ctrlgen Cluster"},
 	"crosspkgkind": {"gateway.example.com_gatewayclasses.yaml: .spec.scope: controller-gen Namespaced / ctrlgen Cluster"},
 	"verbs":        {"jobs.example.com_reviews.yaml: .spec.scope: controller-gen Namespaced / ctrlgen Cluster"},
+	"applyconfig":  {"shop.example.com_regions.yaml: .spec.scope: controller-gen Namespaced / ctrlgen Cluster"},
 	// Without +kubebuilder:resource:path, the plural is the typed
 	// client's (client-gen's rules and --plural-exceptions), so that
 	// client and CRD agree; controller-gen pluralises with flect.

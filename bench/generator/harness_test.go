@@ -28,7 +28,7 @@ var (
 		// What code-generator writes: without the crd generator, which
 		// BenchmarkCRD times against controller-gen.
 		CtrlgenArgs: []string{"--output-dir", "pkg/generated", "--boilerplate", "hack/boilerplate.go.txt",
-			"--generators", genrun.CodegenGenerators, "./pkg/apis/..."},
+			"--generators", genrun.CodegenGenerators + ",applyconfiguration", "./pkg/apis/..."},
 		Codegen: genrun.KubeCodegen{
 			In:       "pkg/apis",
 			Helpers:  true,

@@ -212,6 +212,9 @@ func newCtrlgenSharedInformer(list *widget.WidgetList, watches *WatchSource) cac
 		WatchFunc: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
 			return watches.watch(), nil
 		},
+		// As client-go's side (noWatchList): the fake serves no
+		// sendInitialEvents streams, so both sides list, then watch.
+		WatchListSemanticsUnsupported: true,
 	}
 	return cache.NewSharedIndexInformerWithOptions(lw, cache.SharedIndexInformerOptions{
 		ObjectDescription: "widgets.v1.bench.ctrlgen.io",
