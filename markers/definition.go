@@ -123,12 +123,12 @@ func (d *Definition[T]) Read(lines []Line) ([]Value[T], []Diagnostic) {
 	return out, diags
 }
 
-func (d *Definition[T]) Name() string     { return d.name }
-func (d *Definition[T]) Target() Target   { return d.target }
-func (d *Definition[T]) Syntax() string   { return d.syntax }
-func (d *Definition[T]) Help() string     { return d.help }
-func (d *Definition[T]) Repeatable() bool { return d.repeatable }
-func (d *Definition[T]) takesArgs() bool  { return d.args }
+func (d *Definition[T]) Name() string       { return d.name }
+func (d *Definition[T]) Target() Target     { return d.target }
+func (d *Definition[T]) Syntax() string     { return d.syntax }
+func (d *Definition[T]) Help() string       { return d.help }
+func (d *Definition[T]) Repeatable() bool   { return d.repeatable }
+func (d *Definition[T]) takesArgs() bool    { return d.args }
 func (d *Definition[T]) readAnywhere() bool { return d.anywhere }
 
 func (d *Definition[T]) check(arg string) error {
