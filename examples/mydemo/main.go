@@ -14,7 +14,7 @@
 // Lease is released; a second signal exits at once.
 package main
 
-//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd ./apis/...
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd --rbac-dir config/rbac ./apis/...
 
 import (
 	"context"
