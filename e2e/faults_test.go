@@ -195,14 +195,19 @@ func startReader(t *testing.T, ctx context.Context, client kubernetes.Interface,
 // server, that each handler saw every object's last state, that every last
 // change was reconciled, and that deletes carry the last object. Both go
 // through the same faults at once, so the second way costs no extra time.
+// They run as the ServiceAccount of mydemo's generated config/rbac (which
+// reads ConfigMaps), through the apiserver's restart too, and the
+// apiserver refuses none of their requests.
 func TestInformerAndControllerLoseNothingThroughFaults(t *testing.T) {
 	e := env(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	writer := kubernetes.NewForConfigOrDie(e.Config())
 	ns := namespace(t, writer)
+	account := newMydemoAccount(t, e, ns)
 
 	p, readerCfg := proxied(t, e)
+	readerCfg.BearerToken, readerCfg.WrapTransport = account.token, account.log.wrap
 	client := kubernetes.NewForConfigOrDie(readerCfg)
 	readers := []*reader{startReader(t, ctx, client, ns, false), startReader(t, ctx, client, ns, true)}
 
