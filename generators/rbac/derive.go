@@ -3,22 +3,24 @@ package rbac
 import "github.com/ctrlgen/ctrlgen/model"
 
 // Derive returns the rules the project's controllers need, from what the
-// generated wiring and the runtime under it do (ctrlgen cannot see what
-// Reconcile writes; +kubebuilder:rbac markers add that):
+// generated wiring and the runtime under it do; ctrlgen cannot see what
+// Reconcile does through a clientset, and +kubebuilder:rbac markers add
+// that. Reads through the listers need nothing more than the informers.
 //
-//   - get, list and watch on the controller's kind and each owns= kind:
-//     the informers list and watch them, the wiring gets the kind when a
-//     status write conflicts and before adopting, and Reconcile reads its
-//     children;
-//   - update on <plural>/status, the status write-back (UpdateStatus);
+//   - list and watch on the controller's kind and each owns= kind: the
+//     informers stream the initial state with a watch (WatchList) and list
+//     where the server refuses that or the client has it off;
+//   - update on <plural>/status, the status write-back (UpdateStatus), and
+//     get on the kind, which the write-back reads afresh when it
+//     conflicts;
 //   - update on the kind, when a finalizer is added and removed (Update);
-//   - with adopt=, patch on the owned kind (adoption and release are JSON
+//   - with adopt=, get on the kind (the owner is read live before it
+//     adopts), patch on the owned kind (adoption and release are JSON
 //     patches of its ownerReferences), and, for clusters that run the
 //     OwnerReferencesPermissionEnforcement admission plugin, delete on it
 //     (changing an object's ownerReferences needs the right to delete
 //     it) and update on the owner's <plural>/finalizers (a controller
-//     reference blocks owner deletion, which needs that right on the
-//     owner);
+//     reference blocks the owner's deletion, which needs that right);
 //   - create and patch on core events: the wiring records Warning events
 //     through the manager's recorder, which creates an event and patches
 //     it when it recurs.
@@ -32,23 +34,28 @@ func Derive(p *model.Project) []*model.RBACRule {
 	for _, k := range p.ControllerKinds() {
 		c := k.Controller
 		group := k.Version.Group.Name
-		add(group, k.Plural, "get", "list", "watch")
+		add(group, k.Plural, "list", "watch")
+		if c.StatusWriteBack {
+			verb, getsOnConflict := statusWrite(c)
+			add(group, k.Plural+"/status", verb)
+			if getsOnConflict {
+				add(group, k.Plural, "get")
+			}
+		}
+		if c.Finalizer != "" {
+			add(group, k.Plural, "update")
+		}
 		for _, o := range c.Owns {
 			if o.Kind == nil {
 				continue
 			}
 			ownedGroup := o.Kind.Version.Group.Name
-			add(ownedGroup, o.Kind.Plural, "get", "list", "watch")
+			add(ownedGroup, o.Kind.Plural, "list", "watch")
 			if o.Adopt != nil {
+				add(group, k.Plural, "get")
 				add(ownedGroup, o.Kind.Plural, "patch", "delete")
 				add(group, k.Plural+"/finalizers", "update")
 			}
-		}
-		if c.StatusWriteBack {
-			add(group, k.Plural+"/status", "update")
-		}
-		if c.Finalizer != "" {
-			add(group, k.Plural, "update")
 		}
 	}
 	if len(out) > 0 {
@@ -56,3 +63,8 @@ func Derive(p *model.Project) []*model.RBACRule {
 	}
 	return out
 }
+
+// statusWrite is how the wiring writes status back: the verb on
+// <plural>/status, and whether a conflict makes it get the object afresh.
+// UpdateStatus does both.
+func statusWrite(*model.Controller) (verb string, getsOnConflict bool) { return "update", true }

@@ -51,27 +51,29 @@ func check(t *testing.T, got []string, want ...string) {
 	}
 }
 
-// TestDeriveInformer: a controller lists and watches its kind and gets it
-// (status conflicts, adoption); it records events.
+// TestDeriveInformer: a controller lists and watches its kind; it
+// records events.
 func TestDeriveInformer(t *testing.T) {
 	p := project(func(*model.Controller, *model.Kind, *model.Kind) {})
 	check(t, rules(t, p),
 		" events create,patch",
-		"apps.example.com widgets get,list,watch")
+		"apps.example.com widgets list,watch")
 }
 
-// TestDeriveOwned: each owns= kind, built-in or not, is read too.
+// TestDeriveOwned: each owns= kind, built-in or not, is listed and
+// watched too; the wiring never gets one.
 func TestDeriveOwned(t *testing.T) {
 	p := project(func(c *model.Controller, cm, g *model.Kind) {
 		c.Owns = []*model.Owned{{Kind: cm, Builtin: true}, {Kind: g}}
 	})
 	check(t, rules(t, p),
-		" configmaps get,list,watch",
+		" configmaps list,watch",
 		" events create,patch",
-		"apps.example.com gadgets;widgets get,list,watch")
+		"apps.example.com gadgets;widgets list,watch")
 }
 
-// TestDeriveStatus: status write-back updates the status subresource.
+// TestDeriveStatus: status write-back updates the status subresource,
+// and gets the object afresh when that conflicts.
 func TestDeriveStatus(t *testing.T) {
 	p := project(func(c *model.Controller, _, _ *model.Kind) { c.StatusWriteBack = true })
 	check(t, rules(t, p),
@@ -86,19 +88,20 @@ func TestDeriveFinalizer(t *testing.T) {
 	p := project(func(c *model.Controller, _, _ *model.Kind) { c.Finalizer = "apps.example.com/cleanup" })
 	check(t, rules(t, p),
 		" events create,patch",
-		"apps.example.com widgets get,list,update,watch")
+		"apps.example.com widgets list,update,watch")
 }
 
-// TestDeriveAdoption: adopting patches the child's ownerReferences, which
-// the OwnerReferencesPermissionEnforcement plugin lets only those who may
-// delete it do, and its blockOwnerDeletion needs the owner's finalizers.
+// TestDeriveAdoption: adopting reads the owner live and patches the
+// child's ownerReferences, which the OwnerReferencesPermissionEnforcement
+// plugin lets only those who may delete the child do, and its
+// blockOwnerDeletion needs the owner's finalizers.
 func TestDeriveAdoption(t *testing.T) {
 	p := project(func(c *model.Controller, cm, _ *model.Kind) {
 		c.Owns = []*model.Owned{{Kind: cm, Builtin: true, Adopt: &model.Adopt{}}}
 		c.Expectations = true // needs nothing
 	})
 	check(t, rules(t, p),
-		" configmaps delete,get,list,patch,watch",
+		" configmaps delete,list,patch,watch",
 		" events create,patch",
 		"apps.example.com widgets get,list,watch",
 		"apps.example.com widgets/finalizers update")
@@ -130,7 +133,7 @@ func TestMarkersMerge(t *testing.T) {
 		" configmaps create,update",
 		" events create,patch",
 		"apps deployments *",
-		"apps.example.com widgets delete,get,list,watch",
+		"apps.example.com widgets delete,list,watch",
 		"work/creds-reader:  secrets get",
 		"work/manager-role: batch jobs create")
 }

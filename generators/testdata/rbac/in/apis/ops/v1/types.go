@@ -6,9 +6,10 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // +kubebuilder:rbac:groups=core,resources=secrets,verbs=get
 
 // Backup is namespaced and has a status subresource (status write-back:
-// update on backups/status), a finalizer (update on backups), owns
-// ConfigMaps, which it adopts (patch and delete on configmaps, update on
-// backups/finalizers), and owns Secrets without adopting them.
+// update on backups/status, get on backups after a conflict), a finalizer
+// (update on backups), owns ConfigMaps, which it adopts (get on backups,
+// patch and delete on configmaps, update on backups/finalizers), and owns
+// Secrets without adopting them (list and watch).
 //
 // +genclient
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
@@ -44,7 +45,7 @@ type BackupList struct {
 }
 
 // Schedule is cluster-scoped, without a status (nothing written back),
-// and owns Backups: get, list and watch on both, nothing more.
+// and owns Backups: list and watch on both, nothing more.
 //
 // +genclient
 // +genclient:nonNamespaced

@@ -15,9 +15,10 @@ import (
 // with apply.
 //
 // Backup is namespaced and has a status subresource (status write-back:
-// update on backups/status), a finalizer (update on backups), owns
-// ConfigMaps, which it adopts (patch and delete on configmaps, update on
-// backups/finalizers), and owns Secrets without adopting them.
+// update on backups/status, get on backups after a conflict), a finalizer
+// (update on backups), owns ConfigMaps, which it adopts (get on backups,
+// patch and delete on configmaps, update on backups/finalizers), and owns
+// Secrets without adopting them (list and watch).
 type BackupApplyConfiguration struct {
 	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`

@@ -15,7 +15,7 @@ import (
 // with apply.
 //
 // Schedule is cluster-scoped, without a status (nothing written back),
-// and owns Backups: get, list and watch on both, nothing more.
+// and owns Backups: list and watch on both, nothing more.
 type ScheduleApplyConfiguration struct {
 	applyconfigurationsmetav1.TypeMetaApplyConfiguration    `json:""`
 	*applyconfigurationsmetav1.ObjectMetaApplyConfiguration `json:"metadata,omitempty"`
