@@ -86,6 +86,18 @@ func TestMydemoRBACIsMinimal(t *testing.T) {
 	ns := namespace(t, kc)
 	account := newMydemoAccount(t, e, ns)
 	s := &rbacScenario{e: e, account: account, bin: buildMydemo(t), md: mydemoClient(t, e), kc: kc}
+	// Each scenario's manager reconciles every Mydemo of the cluster:
+	// those of tests that ran before, in namespaces being deleted, would
+	// be ahead of the scenario's in its queue, each time.
+	begin := time.Now()
+	eventually(t, 5*time.Minute, "the Mydemos of earlier tests to be deleted", func() (bool, string) {
+		l, err := s.md.CrddemoV1().Mydemos("").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		return len(l.Items) == 0, fmt.Sprintf("%d Mydemos", len(l.Items))
+	})
+	t.Logf("the Mydemos of earlier tests were gone after %v", time.Since(begin).Round(time.Millisecond))
 
 	manager := permissions("ClusterRole", "manager-role", account.rules(t, "ClusterRole", "manager-role"))
 	leader := permissions("Role", "leader-election-role", account.rules(t, "Role", "leader-election-role"))
@@ -138,7 +150,7 @@ func TestMydemoRBACIsMinimal(t *testing.T) {
 // rbacScenario runs the mydemo command as account through scenarios.
 type rbacScenario struct {
 	e       *testenv.Env
-	account *mydemoAccount
+	account *rbacAccount
 	bin     string
 	md      *versioned.Clientset
 	kc      *kubernetes.Clientset
@@ -432,7 +444,7 @@ func TestServerSideApplyThatCreatesNeedsCreate(t *testing.T) {
 		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: name, Namespace: ns}}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	account := &mydemoAccount{ns: ns, sa: name, log: &forbiddenLog{}}
+	account := &rbacAccount{ns: ns, sa: name, log: &forbiddenLog{}}
 	account.waitAllowed(t, e, "patch", "", "configmaps", ns, true)
 	tr, err := kc.CoreV1().ServiceAccounts(ns).CreateToken(ctx, name, &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
 	if err != nil {
