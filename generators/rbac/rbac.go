@@ -7,9 +7,9 @@
 package rbac
 
 import (
-	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v2"
@@ -42,7 +42,7 @@ func (Generator) Owns(p *model.Project, path string) bool {
 // Generate returns config/rbac's files.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	roles := Roles(append(Derive(p), p.RBACRules...), ManagerRole)
-	if len(roles) == 0 || roles[0].Namespace != "" || roles[0].Name != ManagerRole {
+	if !slices.ContainsFunc(roles, func(r Role) bool { return r.Namespace == "" && r.Name == ManagerRole }) {
 		// The binding and the kustomization name it: it exists, empty if
 		// need be.
 		roles = append([]Role{{Name: ManagerRole}}, roles...)
@@ -207,5 +207,5 @@ func Marshal(objs ...any) ([]byte, error) {
 		}
 		out = append(append(out, "---\n"...), y...)
 	}
-	return bytes.Clone(out), nil
+	return out, nil
 }

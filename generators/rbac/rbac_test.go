@@ -212,3 +212,32 @@ func TestGenerateLayout(t *testing.T) {
 		t.Error("owns files outside config/rbac")
 	}
 }
+
+// TestOneManagerRole: a cluster-wide role of a marker's roleName= sorts
+// before manager-role, which is still written once, and bound.
+func TestOneManagerRole(t *testing.T) {
+	p := project(func(*model.Controller, *model.Kind, *model.Kind) {})
+	p.RBACDir = "/m/config/rbac"
+	p.RBACRules = []*model.RBACRule{{Groups: []string{"apps"}, Resources: []string{"deployments"}, Verbs: []string{"get"}, RoleName: "aaa-reader"}}
+	files, err := Generator{}.Generate(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		switch filepath.Base(f.Path) {
+		case "role.yaml":
+			if n := bytes.Count(f.Text, []byte("  name: manager-role\n")); n != 1 {
+				t.Errorf("manager-role written %d times:\n%s", n, f.Text)
+			}
+			if !bytes.Contains(f.Text, []byte("  name: aaa-reader\n")) {
+				t.Errorf("no aaa-reader:\n%s", f.Text)
+			}
+		case "role_binding.yaml":
+			for _, name := range []string{"manager-rolebinding", "aaa-reader-rolebinding"} {
+				if !bytes.Contains(f.Text, []byte("  name: "+name+"\n")) {
+					t.Errorf("no %s:\n%s", name, f.Text)
+				}
+			}
+		}
+	}
+}
