@@ -79,7 +79,9 @@ func runConfigMapSets(t *testing.T, withExpectations bool, workers int, before f
 		t.Fatal(err)
 	}
 	r.sets = sets
-	cfg := newAccount(t, e, r.ns, configMapSetRBACDir).config(e)
+	account := newAccount(t, e, r.ns, configMapSetRBACDir)
+	account.waitOwnerKindAdmitted(t, e, setsv1.SchemeGroupVersion.WithKind("ConfigMapSet"))
+	cfg := account.config(e)
 	cfg.QPS, cfg.Burst = 1000, 2000
 	controllerSets, err := versioned.NewForConfig(cfg)
 	if err != nil {

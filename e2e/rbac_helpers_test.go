@@ -22,6 +22,7 @@ import (
 
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -35,6 +36,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
+	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/testenv"
 )
 
@@ -276,10 +278,15 @@ type rbacAccount struct {
 	objects map[string]*unstructured.Unstructured
 }
 
-// newMydemoAccount is newAccount for examples/mydemo.
+// newMydemoAccount is newAccount for examples/mydemo, once the Mydemo CRD
+// is installed and the apiserver admits the ConfigMaps the controller
+// creates (waitOwnerKindAdmitted).
 func newMydemoAccount(t *testing.T, e *testenv.Env, ns string) *rbacAccount {
 	t.Helper()
-	return newAccount(t, e, ns, mydemoRBACDir)
+	installMydemoCRD(t, e)
+	a := newAccount(t, e, ns, mydemoRBACDir)
+	a.waitOwnerKindAdmitted(t, e, crddemov1.SchemeGroupVersion.WithKind("Mydemo"))
+	return a
 }
 
 // newAccount applies the generated RBAC of dir in ns and returns the
@@ -371,6 +378,34 @@ func (a *rbacAccount) kustomize(obj *unstructured.Unstructured, namespaced bool)
 	if subjects != nil {
 		_ = unstructured.SetNestedSlice(obj.Object, subjects, "subjects")
 	}
+}
+
+// waitOwnerKindAdmitted waits until the OwnerReferencesPermissionEnforcement
+// admission plugin lets the account create, in its namespace, a ConfigMap
+// whose ownerReference to an object of gvk blocks the owner's deletion.
+// Right after a CRD is created the plugin refuses that (it "cannot find
+// RESTMapping" for the new kind) until the apiserver's discovery catches
+// up: the role is not at fault, and a controller started then would be
+// refused for a while. The probes' refusals are not recorded.
+func (a *rbacAccount) waitOwnerKindAdmitted(t *testing.T, e *testenv.Env, gvk schema.GroupVersionKind) {
+	t.Helper()
+	ctx := context.Background()
+	cfg := a.config(e)
+	cfg.WrapTransport = nil
+	probe := kubernetes.NewForConfigOrDie(cfg).CoreV1().ConfigMaps(a.ns)
+	eventually(t, 2*time.Minute, "the admission plugin to know "+gvk.Kind, func() (bool, string) {
+		cm, err := probe.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{GenerateName: "e2e-owner-probe-",
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind, Name: "probe",
+				UID: "00000000-0000-0000-0000-000000000000", Controller: ptr.To(true), BlockOwnerDeletion: ptr.To(true)}}}}, metav1.CreateOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		admin := kubernetes.NewForConfigOrDie(e.Config())
+		if err := admin.CoreV1().ConfigMaps(a.ns).Delete(ctx, cm.Name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		return true, ""
+	})
 }
 
 // config is a client configuration as the ServiceAccount, straight to
