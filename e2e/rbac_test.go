@@ -287,7 +287,11 @@ func (s *rbacScenario) mydemos(t *testing.T, refused func() bool) {
 	step("a changed Mydemo is Ready")
 
 	statusPath := "/apis/crddemo.k8s.io/v1/namespaces/" + ns + "/mydemos/a/status"
-	conflicted := s.account.proxy.before(func(r *http.Request) bool { return r.Method == http.MethodPut && r.URL.Path == statusPath }, func() {
+	// (A status written by server-side apply is a PATCH, and does not
+	// conflict.)
+	conflicted := s.account.proxy.before(func(r *http.Request) bool {
+		return (r.Method == http.MethodPut || r.Method == http.MethodPatch) && r.URL.Path == statusPath
+	}, func() {
 		// The controller's status write now carries an old resourceVersion.
 		if _, err := mydemos.Patch(ctx, "a", types.MergePatchType, []byte(`{"metadata":{"annotations":{"e2e/touched":"true"}}}`), metav1.PatchOptions{}); err != nil {
 			t.Error(err)
@@ -307,7 +311,11 @@ func (s *rbacScenario) mydemos(t *testing.T, refused func() bool) {
 	step("a Mydemo whose status write conflicted is Ready")
 
 	configMapsPath := "/api/v1/namespaces/" + ns + "/configmaps"
-	raced := s.account.proxy.before(func(r *http.Request) bool { return r.Method == http.MethodPost && r.URL.Path == configMapsPath }, func() {
+	// (A ConfigMap written by server-side apply is a PATCH of it, which
+	// takes over the one found there.)
+	raced := s.account.proxy.before(func(r *http.Request) bool {
+		return r.Method == http.MethodPost && r.URL.Path == configMapsPath || r.Method == http.MethodPatch && r.URL.Path == configMapsPath+"/b-config"
+	}, func() {
 		b, err := mydemos.Get(ctx, "b", metav1.GetOptions{})
 		if err == nil {
 			_, err = s.kc.CoreV1().ConfigMaps(ns).Create(ctx, mydemo.DesiredConfigMap(b), metav1.CreateOptions{})
