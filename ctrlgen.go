@@ -6,6 +6,7 @@ package ctrlgen
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"go/parser"
@@ -53,6 +54,9 @@ type Config struct {
 	// <CRDDir>/<group>_<plural>.yaml; empty means DefaultCRDDir, relative
 	// to Dir as every relative path.
 	CRDDir string
+	// RBACDir is where the rbac generator writes the manager's RBAC
+	// manifests (kubebuilder's config/rbac); empty means DefaultRBACDir.
+	RBACDir string
 	// BoilerplateFile is put on every file after the generated-code line.
 	BoilerplateFile string
 	// Generators selects generators by name; empty means all.
@@ -93,6 +97,9 @@ type Config struct {
 // relative to the directory ctrlgen runs in (a go:generate line runs in
 // its file's directory, usually the project's root).
 const DefaultCRDDir = "config/crd"
+
+// DefaultRBACDir is RBACDir when none is given: kubebuilder's config/rbac.
+const DefaultRBACDir = "config/rbac"
 
 // ErrStale is returned by Run with Verify when generated files are not up
 // to date.
@@ -190,6 +197,11 @@ func Plan(cfg Config) (*Changes, error) {
 		// those must keep generating unchanged.
 		gens = slices.DeleteFunc(gens, func(g generators.Generator) bool { return g.Name() == "crd" })
 	}
+	if len(cfg.Generators) == 0 && cfg.RBACDir == "" {
+		// Manifests are asked for, as CRDs are: a code-generator project
+		// has no config/ to write them to.
+		gens = slices.DeleteFunc(gens, func(g generators.Generator) bool { return g.Name() == "rbac" })
+	}
 	if cfg.VersionedClientsetPkg != "" && slices.Contains(cfg.Generators, "clientset") {
 		return nil, fmt.Errorf("--versioned-clientset-package %s names the clientset to use: the clientset generator would generate none; leave it out of --generators", cfg.VersionedClientsetPkg)
 	}
@@ -247,6 +259,9 @@ func Plan(cfg Config) (*Changes, error) {
 	if slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Name() == "crd" }) {
 		crdErr = buildCRDs(cfg, prog, project)
 	}
+	if slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Name() == "rbac" }) {
+		project.RBACDir = cfg.abs(cmp.Or(cfg.RBACDir, DefaultRBACDir))
+	}
 	genFiles, err := runGenerators(gens, project)
 	if err := errors.Join(err, crdErr); err != nil {
 		return nil, err
@@ -257,7 +272,7 @@ func Plan(cfg Config) (*Changes, error) {
 	}
 	// Stale files are removed only where the generators that ran write:
 	// an output directory at the module root holds other trees too.
-	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, ManifestDir: project.CRDDir,
+	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, ManifestDirs: []string{project.CRDDir, project.RBACDir},
 		Owns: func(path string) bool {
 			return slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Owns(project, path) })
 		}}

@@ -126,6 +126,7 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	if len(b.errs) > 0 {
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
+	p.RBACRules = b.rbac
 	return p, b.warnings, nil
 }
 
@@ -141,6 +142,21 @@ type builder struct {
 	warnings  []markers.Diagnostic
 	// builtin caches Options.Builtin by package.
 	builtin map[string]builtinResult
+	// rbac are the +kubebuilder:rbac markers read so far.
+	rbac []*model.RBACRule
+}
+
+// rbacMarkers reads the +kubebuilder:rbac markers among a file's marker
+// lines, wherever they are: controller-gen reads them in any comment of a
+// package.
+func (b *builder) rbacMarkers(lines []markers.Line) {
+	vals, diags := markers.RBAC.Read(lines)
+	b.report(diags)
+	for _, v := range vals {
+		r := v.V
+		b.rbac = append(b.rbac, &model.RBACRule{Groups: r.Groups, Resources: r.Resources, ResourceNames: r.ResourceNames,
+			Verbs: r.Verbs, URLs: r.URLs, Namespace: r.Namespace, RoleName: r.RoleName, Pos: v.Pos})
+	}
 }
 
 func (b *builder) report(diags []markers.Diagnostic) {
@@ -180,6 +196,9 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 	var pkgLines []markers.Line
 	for _, f := range lp.Files {
 		scanned := markers.Scan(b.prog.Fset, f.Syntax, f.IsDoc())
+		if !lp.ReadOnly {
+			b.rbacMarkers(scanned.Lines())
+		}
 		pkgLines = append(pkgLines, scanned.Package...)
 		for _, tl := range scanned.Types {
 			set, diags := markers.All.Collect(tl.Lines, markers.TargetType)

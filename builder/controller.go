@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/markers"
 	"github.com/ctrlgen/ctrlgen/model"
 	"github.com/ctrlgen/ctrlgen/typegraph"
 )
@@ -287,11 +288,12 @@ func (b *builder) deepCopied(p *model.Project, t *typegraph.Type) bool {
 // for the methods the wiring calls or the user file would declare.
 func (b *builder) userMethods(k *model.Kind) {
 	c := k.Controller
-	methods, err := controllerMethods(c.Dir)
+	methods, lines, err := controllerMethods(c.Dir)
 	if err != nil {
 		b.errs = append(b.errs, err)
 		return
 	}
+	b.rbacMarkers(lines)
 	c.HasReconcile, c.HasFinalize, c.HasDeleted = methods["Reconcile"], methods["Finalize"], methods["Deleted"]
 	if c.HasReconcile && c.Finalizer != "" && !c.HasFinalize {
 		b.warnf(c.Pos, "%s has +ctrlgen:controller:finalizer=%s but package %s defines no Finalize; add\n\tfunc (c *Controller) Finalize(ctx context.Context, obj *%s.%s) error",
@@ -300,17 +302,19 @@ func (b *builder) userMethods(k *model.Kind) {
 }
 
 // controllerMethods returns the names of the methods declared on
-// Controller or *Controller by the package's hand-written Go files in dir:
-// not tests, not files ctrlgen generated. A missing dir has none.
-func controllerMethods(dir string) (map[string]bool, error) {
+// Controller or *Controller by the package's hand-written Go files in dir
+// (not tests, not files ctrlgen generated), and their marker lines. A
+// missing dir has none.
+func controllerMethods(dir string) (map[string]bool, []markers.Line, error) {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	methods := map[string]bool{}
+	var lines []markers.Line
 	fset := token.NewFileSet()
 	for _, e := range entries {
 		name := e.Name()
@@ -320,22 +324,23 @@ func controllerMethods(dir string) (map[string]bool, error) {
 		path := filepath.Join(dir, name)
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if bytes.HasPrefix(src, []byte(gen.Header+"\n")) {
 			continue
 		}
-		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution|parser.ParseComments)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		lines = append(lines, markers.Scan(fset, f, false).Lines()...)
 		for _, d := range f.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && embeddedName(fd.Recv.List[0].Type) == "Controller" {
 				methods[fd.Name.Name] = true
 			}
 		}
 	}
-	return methods, nil
+	return methods, lines, nil
 }
 
 func groupOrCore(group string) string {

@@ -32,7 +32,9 @@ type mydemoWant struct {
 // quarter deleted, all at once. Every survivor must end up Ready for its
 // current generation with a ConfigMap rendered from its current spec and
 // controlled by it, and the garbage collector must have deleted the
-// ConfigMaps of the deleted ones.
+// ConfigMaps of the deleted ones. The controller runs as the
+// ServiceAccount of its generated config/rbac, and the apiserver refuses
+// none of its requests.
 func TestMydemoConvergence(t *testing.T) {
 	e := env(t)
 	installMydemoCRD(t, e)
@@ -40,9 +42,10 @@ func TestMydemoConvergence(t *testing.T) {
 	waitGarbageCollectorKnowsMydemos(t, md, kc)
 	ns := namespace(t, kc)
 	ctx := context.Background()
+	account := newMydemoAccount(t, e, ns)
 	start := time.Now()
 
-	mgr := startManager(t, e.KubeconfigPath(), 8, func(m *manager.Manager) {
+	mgr := startManager(t, account.kubeconfig, 8, func(m *manager.Manager) {
 		m.Register(mydemo.ControllerName, mydemo.Init)
 	})
 	before, err := scrape(mgr.addr)

@@ -2,8 +2,6 @@ package e2e
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,10 +30,6 @@ func renderMydemoDefault(t *testing.T) []*unstructured.Unstructured {
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS(filepath.Join(repoRoot(t), "examples", "mydemo", "config"))); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "rbac", "kustomization.yaml")); errors.Is(err, fs.ErrNotExist) {
-		t.Log("examples/mydemo/config/rbac is not generated yet: using the stand-in of metricsrbac_test.go")
-		writeRBACStandIn(t, filepath.Join(dir, "rbac"))
 	}
 	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join(dir, "default"))
 	if err != nil {

@@ -62,7 +62,9 @@ type configMapSets struct {
 // runConfigMapSets starts the example's controller in a new namespace: as
 // generated, with its expectations, or with the same Sync wired to
 // runtime/controller without them. before, if set, runs first, on the
-// namespace, for what the controller's initial lists should see.
+// namespace, for what the controller's initial lists should see. The
+// controller runs as the ServiceAccount of the example's generated
+// config/rbac, and a request the apiserver refuses fails the test.
 func runConfigMapSets(t *testing.T, withExpectations bool, workers int, before func(*configMapSets)) *configMapSets {
 	t.Helper()
 	e := env(t)
@@ -70,13 +72,21 @@ func runConfigMapSets(t *testing.T, withExpectations bool, workers int, before f
 	ctx, cancel := context.WithCancel(context.Background())
 	admin := kubeClient(t, e)
 	r := &configMapSets{t: t, ns: namespace(t, admin), kube: admin, creates: &createCounter{}}
-	cfg := rest.CopyConfig(e.Config())
-	cfg.QPS, cfg.Burst = 1000, 2000
-	sets, err := versioned.NewForConfig(cfg)
+	adminCfg := rest.CopyConfig(e.Config())
+	adminCfg.QPS, adminCfg.Burst = 1000, 2000
+	sets, err := versioned.NewForConfig(adminCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.sets = sets
+	account := newAccount(t, e, r.ns, configMapSetRBACDir)
+	account.waitOwnerKindAdmitted(t, e, setsv1.SchemeGroupVersion.WithKind("ConfigMapSet"))
+	cfg := account.config(e)
+	cfg.QPS, cfg.Burst = 1000, 2000
+	controllerSets, err := versioned.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	eventually(t, time.Minute, "ConfigMapSets to be served", func() (bool, string) {
 		if _, err := sets.SetsV1().ConfigMapSets(r.ns).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
 			return false, err.Error()
@@ -92,11 +102,11 @@ func runConfigMapSets(t *testing.T, withExpectations bool, workers int, before f
 	if err != nil {
 		t.Fatal(err)
 	}
-	factory := externalversions.NewSharedInformerFactoryWithOptions(sets, 0, externalversions.WithNamespace(r.ns))
+	factory := externalversions.NewSharedInformerFactoryWithOptions(controllerSets, 0, externalversions.WithNamespace(r.ns))
 	kubeFactory := kubeinformers.NewSharedInformerFactoryWithOptions(kube, 0, kubeinformers.WithNamespace(r.ns))
 	var run func(context.Context, int) error
 	if withExpectations {
-		c, err := configmapset.New(sets, factory, kube, kubeFactory, record.NewFakeRecorder(1000))
+		c, err := configmapset.New(controllerSets, factory, kube, kubeFactory, record.NewFakeRecorder(1000))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -30,7 +30,9 @@ type leaderState struct {
 // competing for one Lease: only the leader reconciles; when it is killed
 // (SIGKILL, so the Lease is not released) another takes over once the
 // Lease expires, and when a leader stops gracefully (SIGTERM) it releases
-// the Lease and a standby takes over at once.
+// the Lease and a standby takes over at once. The processes run as the
+// ServiceAccount of the generated config/rbac, and the apiserver refuses
+// none of their requests.
 func TestMydemoLeaderElection(t *testing.T) {
 	e := env(t)
 	installMydemoCRD(t, e)
@@ -39,6 +41,7 @@ func TestMydemoLeaderElection(t *testing.T) {
 	ns := namespace(t, kc)
 	ctx := context.Background()
 	bin := buildMydemo(t)
+	account := newMydemoAccount(t, e, ns)
 
 	const (
 		leaseDuration = 6 * time.Second
@@ -50,7 +53,7 @@ func TestMydemoLeaderElection(t *testing.T) {
 		addrs := localAddrs(t, 2)
 		p := &mydemoProcess{metricsAddr: addrs[0], healthAddr: addrs[1]}
 		p.child = startChild(t, name, bin,
-			"--kubeconfig="+e.KubeconfigPath(),
+			"--kubeconfig="+account.kubeconfig,
 			"--leader-elect=true",
 			"--leader-elect-namespace="+ns,
 			"--leader-elect-id="+leaseName,

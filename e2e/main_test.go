@@ -29,8 +29,12 @@ func TestMain(m *testing.M) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	env, err := testenv.Start(ctx, testenv.Options{
 		// ConfigMaps bypass the watch cache, so compacting etcd makes their
-		// watches expire with 410 as on a busy cluster.
-		APIServerFlags: []string{"--watch-cache-sizes=configmaps#0"},
+		// watches expire with 410 as on a busy cluster. Changing an
+		// object's ownerReferences needs the right to delete it, and
+		// blocking its owner's deletion the right to update the owner's
+		// finalizers, as on clusters that run this admission plugin (the
+		// controllers' generated RBAC must hold for them too).
+		APIServerFlags: []string{"--watch-cache-sizes=configmaps#0", "--enable-admission-plugins=OwnerReferencesPermissionEnforcement"},
 	})
 	cancel()
 	if err != nil {

@@ -28,10 +28,14 @@ func TestMetricsAreServedOnlyToTokensAllowedToGetThem(t *testing.T) {
 	ns := namespace(t, kc)
 	ctx := context.Background()
 
-	authRole := createClusterRole(t, kc, metricsAuthRole("e2e-metrics-auth-role"))
-	readerRole := createClusterRole(t, kc, metricsReaderRole("e2e-metrics-reader"))
-	workRole := createClusterRole(t, kc, mydemoWorkRole("e2e-mydemo-work"))
-	managerToken := serviceAccountToken(t, kc, ns, "controller-manager", workRole, authRole)
+	// The manager runs as the generated config/rbac's ServiceAccount (its
+	// metrics-auth-role lets it review tokens); the scraper is bound to the
+	// generated metrics-reader.
+	account := newMydemoAccount(t, e, ns)
+	readerRole := account.prefix + "metrics-reader"
+	if account.objects["ClusterRole/"+readerRole] == nil {
+		t.Fatalf("examples/mydemo/config/rbac has no ClusterRole metrics-reader")
+	}
 	readerToken := serviceAccountToken(t, kc, ns, "prometheus", readerRole)
 	strangerToken := serviceAccountToken(t, kc, ns, "stranger")
 
@@ -39,7 +43,7 @@ func TestMetricsAreServedOnlyToTokensAllowedToGetThem(t *testing.T) {
 	addrs := localAddrs(t, 2)
 	metricsAddr, healthAddr := addrs[0], addrs[1]
 	startChild(t, "mydemo", bin,
-		"--kubeconfig="+tokenKubeconfig(t, e, managerToken),
+		"--kubeconfig="+account.kubeconfig,
 		"--leader-elect=false",
 		"--metrics-bind-address="+metricsAddr,
 		"--health-probe-bind-address="+healthAddr,

@@ -550,12 +550,22 @@ type child struct {
 // running, and if the test failed the end of its output is logged.
 func startChild(t *testing.T, name, bin string, args ...string) *child {
 	t.Helper()
+	return startChildEnv(t, name, bin, nil, args...)
+}
+
+// startChildEnv is startChild with env ("KEY=value") added to the
+// process' environment.
+func startChildEnv(t *testing.T, name, bin string, env []string, args ...string) *child {
+	t.Helper()
 	logPath := filepath.Join(t.TempDir(), name+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = childSysProcAttr()
 	if err := startChildProcess(cmd); err != nil {

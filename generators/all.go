@@ -8,6 +8,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
 	"github.com/ctrlgen/ctrlgen/generators/informer"
 	"github.com/ctrlgen/ctrlgen/generators/lister"
+	"github.com/ctrlgen/ctrlgen/generators/rbac"
 	"github.com/ctrlgen/ctrlgen/generators/register"
 )
 
@@ -22,5 +23,6 @@ func All() []Generator {
 		informer.Generator{},
 		controller.Generator{},
 		crd.Generator{},
+		rbac.Generator{},
 	}
 }

@@ -20,8 +20,8 @@ import (
 // once, so that a failing run has files it must leave alone.
 func errorModule(t *testing.T) (string, ctrlgen.Config) {
 	tmp := testmod.New(t, "testdata/errors/in", "example.com/errors")
-	// CRDs too: the error cases include the crd generator's.
-	cfg := ctrlgen.Config{Dir: tmp, Patterns: []string{"./apis/..."}, OutputDir: "generated", CRDDir: "config/crd", Stderr: &bytes.Buffer{}}
+	// CRDs and RBAC too: the error cases include those generators'.
+	cfg := ctrlgen.Config{Dir: tmp, Patterns: []string{"./apis/..."}, OutputDir: "generated", CRDDir: "config/crd", RBACDir: "config/rbac", Stderr: &bytes.Buffer{}}
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -106,6 +106,10 @@ func TestMarkerErrors(t *testing.T) {
 			"crd: apis/shop/v1/types.go:7: the schema of v1 Order is not structural, the apiserver would reject it: .status: type is required (or x-kubernetes-preserve-unknown-fields: true)"},
 		{"no version served", marker, marker + "// +kubebuilder:unservedversion\n",
 			"crd: apis/shop/v1/types.go:8: CRD for Order.shop.example.com serves no version"},
+		{"rbac without verbs", marker, marker + "// +kubebuilder:rbac:groups=apps,resources=deployments\n",
+			"apis/shop/v1/types.go:6: error: +kubebuilder:rbac:groups=apps,resources=deployments: missing argument verbs; expected +kubebuilder:rbac:groups=<group>;...,resources=<resource>;..."},
+		{"rbac away from any type", marker, "// +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get,namespace=Apps\n\n" + marker,
+			`apis/shop/v1/types.go:5: error: +kubebuilder:rbac:groups=apps,resources=deployments,verbs=get,namespace=Apps: namespace "Apps" is not a namespace name`},
 		{"uncopyable field", "	Status            string", "	Status            interface{}",
 			"cannot deep-copy interface{}: use a named interface that has a DeepCopy<Interface> method"},
 	} {
@@ -122,6 +126,27 @@ func TestMarkerErrors(t *testing.T) {
 				t.Errorf("a failed run changed files")
 			}
 		})
+	}
+}
+
+// TestRBACMarkerErrorInControllerPackage: a malformed +kubebuilder:rbac
+// next to Reconcile fails the run with its file:line, and leaves every
+// file as it was.
+func TestRBACMarkerErrorInControllerPackage(t *testing.T) {
+	dir, cfg := errorModule(t)
+	edit(t, dir, "// +genclient\n", "// +genclient\n// +ctrlgen:controller\n")
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	testmod.Write(t, filepath.Join(dir, "controllers/order/rbac.go"), []byte("package order\n\n// +kubebuilder:rbac:groups=\"\",resources=configmaps,verbs=create,urls=/metrics\n"))
+	before := treeHash(t, dir)
+	err := ctrlgen.Run(cfg)
+	want := "controllers/order/rbac.go:3: error: +kubebuilder:rbac:groups=\"\",resources=configmaps,verbs=create,urls=/metrics: urls= cannot be combined with groups=, resources= or resourceNames="
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error = %v\nwant it to contain %q", err, want)
+	}
+	if treeHash(t, dir) != before {
+		t.Errorf("a failed run changed files")
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 type Generator interface {
 	// Name is what --generators selects it by: deepcopy, register,
 	// clientset (with its fake and scheme), lister, informer, controller,
-	// crd.
+	// crd, rbac.
 	Name() string
 	Generate(p *model.Project) ([]*gen.File, error)
 	// Owns reports whether a file at path (absolute) is one this

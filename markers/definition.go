@@ -56,6 +56,7 @@ type Def interface {
 	Help() string
 	Repeatable() bool
 	takesArgs() bool
+	readAnywhere() bool
 	check(arg string) error
 }
 
@@ -67,6 +68,7 @@ type Definition[T any] struct {
 	help       string
 	repeatable bool
 	args       bool
+	anywhere   bool
 	parse      Parser[T]
 }
 
@@ -90,12 +92,44 @@ func (d *Definition[T]) Repeated() *Definition[T] {
 	return d
 }
 
-func (d *Definition[T]) Name() string     { return d.name }
-func (d *Definition[T]) Target() Target   { return d.target }
-func (d *Definition[T]) Syntax() string   { return d.syntax }
-func (d *Definition[T]) Help() string     { return d.help }
-func (d *Definition[T]) Repeatable() bool { return d.repeatable }
-func (d *Definition[T]) takesArgs() bool  { return d.args }
+// Anywhere marks the definition as one read wherever it is in a file, not
+// attached to a package, type or field (see Read): the registry neither
+// collects it nor calls it detached.
+func (d *Definition[T]) Anywhere() *Definition[T] {
+	d.anywhere = true
+	return d
+}
+
+// Read returns the values of the marker among lines, in their order, and
+// an error at the position of each malformed one.
+func (d *Definition[T]) Read(lines []Line) ([]Value[T], []Diagnostic) {
+	var out []Value[T]
+	var diags []Diagnostic
+	for _, l := range lines {
+		arg, ok := strings.CutPrefix(l.Text, d.name)
+		if !ok || arg != "" && arg[0] != '=' && arg[0] != ':' {
+			continue
+		}
+		if strings.HasPrefix(arg, ":=") {
+			arg = arg[1:]
+		}
+		v, err := d.parse(arg)
+		if err != nil {
+			diags = append(diags, Diagnostic{Pos: l.Pos, Msg: fmt.Sprintf("+%s: %v; expected %s", l.Text, err, d.syntax)})
+			continue
+		}
+		out = append(out, Value[T]{V: v, Pos: l.Pos})
+	}
+	return out, diags
+}
+
+func (d *Definition[T]) Name() string       { return d.name }
+func (d *Definition[T]) Target() Target     { return d.target }
+func (d *Definition[T]) Syntax() string     { return d.syntax }
+func (d *Definition[T]) Help() string       { return d.help }
+func (d *Definition[T]) Repeatable() bool   { return d.repeatable }
+func (d *Definition[T]) takesArgs() bool    { return d.args }
+func (d *Definition[T]) readAnywhere() bool { return d.anywhere }
 
 func (d *Definition[T]) check(arg string) error {
 	_, err := d.parse(arg)

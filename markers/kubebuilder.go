@@ -178,10 +178,15 @@ var (
 	Skip = Define("kubebuilder:skip", TargetPackage, Flag, "+kubebuilder:skip",
 		"the package is not an API version: no CRD from it")
 
+	// RBAC is read wherever it is in the API packages and the controller
+	// packages, as controller-gen reads it in any package: see the rbac
+	// generator.
+	RBAC = DefineArgs("kubebuilder:rbac", TargetPackage|TargetType|TargetField, rbacRule,
+		`+kubebuilder:rbac:groups=<group>;...,resources=<resource>;...[,resourceNames=<name>;...],verbs=<verb>;...[,namespace=<namespace>][,roleName=<name>] or +kubebuilder:rbac:urls=<path>;...,verbs=<verb>;...`,
+		"a permission the manager needs beyond those ctrlgen derives from the controllers (writes Reconcile makes itself); with namespace=, in a Role of that namespace").Repeated().Anywhere()
+
 	// Markers of controller-gen's other generators, which ctrlgen has
 	// not: known, so that they are not taken for typos, and unused.
-	RBAC = Define("kubebuilder:rbac", TargetPackage|TargetType, str,
-		"+kubebuilder:rbac:groups=...,resources=...,verbs=...", "an RBAC rule, for controller-gen's rbac generator").Repeated()
 	Webhook = Define("kubebuilder:webhook", TargetPackage|TargetType, str,
 		"+kubebuilder:webhook:...", "a webhook configuration, for controller-gen's webhook generator").Repeated()
 	ApplyConfigurationGenerate = Define("kubebuilder:ac:generate", TargetPackage|TargetType, BoolOrFlag,

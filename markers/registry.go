@@ -58,6 +58,9 @@ func (r *Registry) Collect(lines []Line, t Target) (Set, []Diagnostic) {
 	for _, l := range lines {
 		defs, arg := r.match(l.Text)
 		name := markerName(l.Text)
+		if anywhere(defs) {
+			continue
+		}
 		if defs == nil {
 			if r.Owns(name) {
 				diags = append(diags, Diagnostic{Pos: l.Pos, Msg: r.unknown(name)})
@@ -109,6 +112,10 @@ func (r *Registry) match(text string) ([]Def, string) {
 	}
 }
 
+// anywhere reports whether defs are of a marker read wherever it is, which
+// its reader checks.
+func anywhere(defs []Def) bool { return len(defs) > 0 && defs[0].readAnywhere() }
+
 func forTarget(defs []Def, t Target) Def {
 	for _, d := range defs {
 		if d.Target()&t != 0 {
@@ -149,7 +156,9 @@ func (r *Registry) unknown(name string) string {
 	return msg
 }
 
-// closest returns the owned marker name nearest to name, or "".
+// closest returns the owned marker name nearest to name, or "". The name
+// as written may run on into arguments ("kubebuilder:rbca:groups"), so
+// each prefix that ends before a colon is tried too.
 func (r *Registry) closest(name string) string {
 	var owned []string
 	for _, n := range r.names {
@@ -157,7 +166,19 @@ func (r *Registry) closest(name string) string {
 			owned = append(owned, n)
 		}
 	}
-	return Closest(name, owned)
+	best, bestDist := "", -1
+	for prefix := name; ; {
+		if c := Closest(prefix, owned); c != "" {
+			if d := editDistance(strings.ToLower(prefix), strings.ToLower(c)); bestDist < 0 || d < bestDist {
+				best, bestDist = c, d
+			}
+		}
+		i := strings.LastIndex(prefix, ":")
+		if i < 0 || !strings.Contains(prefix[:i], ":") {
+			return best
+		}
+		prefix = prefix[:i]
+	}
 }
 
 // Closest returns the candidate nearest to s by edit distance, or "" when
@@ -203,6 +224,7 @@ func (r *Registry) Detached(d Detached) []Diagnostic {
 	for _, l := range d.Lines {
 		defs, _ := r.match(l.Text)
 		switch {
+		case anywhere(defs):
 		case defs != nil:
 			known = append(known, "+"+defs[0].Name())
 			where |= targets(defs)

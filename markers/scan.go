@@ -3,6 +3,7 @@ package markers
 import (
 	"go/ast"
 	"go/token"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -164,4 +165,23 @@ func (s *scanner) lines(g *ast.CommentGroup) []Line {
 		}
 	}
 	return out
+}
+
+// Lines returns every marker line of the file, wherever it is, in source
+// order.
+func (f *File) Lines() []Line {
+	var out []Line
+	out = append(out, f.Package...)
+	for _, t := range f.Types {
+		out = append(out, t.Lines...)
+	}
+	for _, fl := range f.Fields {
+		out = append(out, fl.Lines...)
+	}
+	for _, d := range f.Detached {
+		out = append(out, d.Lines...)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Pos.Offset < out[j].Pos.Offset })
+	// In doc.go a type's comments are package comments too.
+	return slices.CompactFunc(out, func(a, b Line) bool { return a.Pos == b.Pos })
 }

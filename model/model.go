@@ -64,6 +64,13 @@ type Project struct {
 	CRDDir string
 	CRDs   []*CRD
 
+	// RBACDir is where the rbac generator writes the manager's RBAC
+	// manifests, set only when it runs. RBACRules are the
+	// "+kubebuilder:rbac" markers of the writable API packages and of the
+	// controller packages, in load order.
+	RBACDir   string
+	RBACRules []*RBACRule
+
 	// Groups sorted by Group.Name, then by GoName.
 	Groups []*Group
 	// Packages are the API packages that were read, in load order.

@@ -42,10 +42,10 @@ type Scope struct {
 	// be written (Once files only when missing), and stale
 	// zz_generated.*.go files of its packages are removed.
 	ControllersDir string
-	// ManifestDir holds generated manifests (CRDs): any file directly in
-	// it may be written, and stale ones that start with gen.YAMLHeader
-	// removed.
-	ManifestDir string
+	// ManifestDirs hold generated manifests (CRDs, RBAC): any file
+	// directly in one may be written, and stale ones that start with
+	// gen.YAMLHeader removed.
+	ManifestDirs []string
 	// Owns, when set, limits the removal of generated files the run no
 	// longer produces to those it owns: where the generators that ran
 	// write.
@@ -114,8 +114,7 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 }
 
 func (s Scope) allows(path string) error {
-	if within(s.OutputDir, path) || s.ControllersDir != "" && within(s.ControllersDir, path) ||
-		s.ManifestDir != "" && filepath.Dir(path) == filepath.Clean(s.ManifestDir) {
+	if within(s.OutputDir, path) || s.ControllersDir != "" && within(s.ControllersDir, path) || s.inManifestDir(path) {
 		return nil
 	}
 	dir, base := filepath.Split(path)
@@ -127,6 +126,10 @@ func (s Scope) allows(path string) error {
 		}
 	}
 	return fmt.Errorf("%s is outside the output directory %s", path, s.OutputDir)
+}
+
+func (s Scope) inManifestDir(path string) bool {
+	return slices.ContainsFunc(s.ManifestDirs, func(dir string) bool { return dir != "" && filepath.Dir(path) == filepath.Clean(dir) })
 }
 
 func within(dir, path string) bool {
@@ -184,8 +187,11 @@ func (s Scope) stale(produced map[string]bool) ([]string, error) {
 			}
 		}
 	}
-	if s.ManifestDir != "" {
-		matches, err := filepath.Glob(filepath.Join(s.ManifestDir, "*.yaml"))
+	for _, dir := range s.ManifestDirs {
+		if dir == "" {
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 		if err != nil {
 			return nil, err
 		}

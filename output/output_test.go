@@ -133,7 +133,7 @@ func TestManifestDir(t *testing.T) {
 		"config/crd/sub/stale.yaml":   yamlOurs,
 	})
 	crdDir := filepath.Join(dir, "config/crd")
-	scope := Scope{OutputDir: filepath.Join(dir, "out"), ManifestDir: crdDir}
+	scope := Scope{OutputDir: filepath.Join(dir, "out"), ManifestDirs: []string{crdDir}}
 	files := []File{
 		{Path: filepath.Join(crdDir, "a_kept.yaml"), Content: []byte(yamlOurs)},
 		{Path: filepath.Join(crdDir, "b_new.yaml"), Content: []byte(yamlOurs)},

@@ -9,7 +9,7 @@
 //	go run ./examples/configmapset --kubeconfig ~/.kube/config --leader-elect=false
 package main
 
-//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd ./apis/...
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd --rbac-dir config/rbac ./apis/...
 
 import (
 	"context"

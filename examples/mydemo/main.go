@@ -20,7 +20,7 @@
 // image Dockerfile builds.
 package main
 
-//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd ./apis/...
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd --rbac-dir config/rbac ./apis/...
 
 import (
 	"context"

@@ -22,6 +22,10 @@ import (
 // This file started as the one ctrlgen writes once; it is hand-edited and
 // ctrlgen leaves it alone. The wiring is in zz_generated.controller.go.
 
+// Sync creates and deletes ConfigMaps itself; ctrlgen derives the rest
+// (reading, and adopting: patch, delete, configmapsets/finalizers).
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;delete
+
 // Reconcile brings set's ConfigMaps to spec.replicas. It claims them first
 // (adopting matching orphans, releasing those that stopped matching). The
 // wiring calls it only once the ConfigMaps it created or deleted last time

@@ -20,6 +20,15 @@ import (
 // This file started as the one ctrlgen writes once; it is hand-edited and
 // ctrlgen leaves it alone. The wiring is in zz_generated.controller.go.
 
+// The permissions of what Reconcile does itself, which ctrlgen cannot
+// derive (it derives what the informers and the wiring do): it creates
+// and updates ConfigMaps, gets one afresh when its create finds it
+// already there, and their controller reference blocks the Mydemo's
+// deletion, which the OwnerReferencesPermissionEnforcement admission
+// plugin allows only to who may update mydemos/finalizers.
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;get;update
+// +kubebuilder:rbac:groups=crddemo.k8s.io,resources=mydemos/finalizers,verbs=update
+
 const (
 	// ConditionReady is true once the ConfigMap matches the spec.
 	ConditionReady = "Ready"
