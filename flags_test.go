@@ -85,8 +85,13 @@ func TestRunListsMarkers(t *testing.T) {
 	if err := Run(Config{ListMarkers: true, Stdout: &out}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "+genclient:nonNamespaced  (types)\n    the type is cluster-scoped\n") {
-		t.Errorf("listing:\n%s", out.String())
+	for _, want := range []string{
+		"+genclient:nonNamespaced  (types)\n    the type is cluster-scoped\n",
+		"+ctrlgen:controller:statusApply  (types)\n    write status by server-side apply",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("listing lacks %q:\n%s", want, out.String())
+		}
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
@@ -217,7 +219,11 @@ func memberFold(t *typegraph.Type, name string) (string, *typegraph.Type) {
 // status decides how the controller writes status, from the kind's types.
 func (b *builder) status(p *model.Project, k *model.Kind) {
 	c := k.Controller
-	if !k.HasStatusVerb() || k.NoStatusSubresource {
+	if c.StatusApply && (p.ApplyConfigurationsExternal || !k.HasApplyStatusVerb() || k.NoStatusSubresource) {
+		b.errorf(c.StatusApplyPos, "+ctrlgen:controller:statusApply on %s: %s", k.Name, noStatusApply(p, k))
+		return
+	}
+	if !c.StatusApply && !k.HasStatusVerb() || k.NoStatusSubresource {
 		return
 	}
 	pos := c.Pos
@@ -228,6 +234,10 @@ func (b *builder) status(p *model.Project, k *model.Kind) {
 	}
 	st := member(t, "Status")
 	if st == nil || st.Kind != typegraph.Struct || !st.IsNamed() {
+		if c.StatusApply {
+			b.errorf(c.StatusApplyPos, "+ctrlgen:controller:statusApply on %s: its Status is not a named struct type", k.Name)
+			return
+		}
 		b.warnf(pos, "%s's Status is not a named struct type: the controller does not write status back", k.Name)
 		return
 	}
@@ -235,6 +245,65 @@ func (b *builder) status(p *model.Project, k *model.Kind) {
 	c.StatusDeepCopyInto = st.Method("DeepCopyInto") != nil || b.deepCopied(p, st)
 	og := member(st, "ObservedGeneration")
 	c.ObservedGeneration = og != nil && og.Kind == typegraph.Builtin && og.Name.Name == "int64"
+	if c.StatusApply {
+		if c.APIVersion = k.Version.Name; k.Version.Group.Name != "" {
+			c.APIVersion = k.Version.Group.Name + "/" + k.Version.Name
+		}
+		if c.ObservedGeneration {
+			c.ObservedGenerationPath = append([]string{"status"}, jsonPath(st, "ObservedGeneration")...)
+		}
+	}
+}
+
+// noStatusApply says why a kind's status cannot be applied.
+func noStatusApply(p *model.Project, k *model.Kind) string {
+	switch {
+	case p.ApplyConfigurationsPkg == "":
+		return "it needs the apply configurations, whose schema says which fields Reconcile set; they are off (--with-applyconfig=false)"
+	case p.ApplyConfigurationsExternal:
+		return "it needs the apply configurations ctrlgen generates, whose schema says which fields Reconcile set; --apply-configuration-package points at ones generated elsewhere"
+	case !k.HasStatus:
+		return "the kind has no status to apply (no Status field, or +genclient:noStatus)"
+	case k.NoStatusSubresource:
+		return "the kind has no status subresource (add +kubebuilder:subresource:status)"
+	}
+	return "its client has no ApplyStatus (the applyStatus verb is skipped)"
+}
+
+// jsonPath is the JSON path of t's field name, through embedded structs:
+// an inline one adds nothing, another its JSON name. The shallowest
+// field wins, as in member.
+func jsonPath(t *typegraph.Type, name string) []string {
+	type node struct {
+		t    *typegraph.Type
+		path []string
+	}
+	level := []node{{t: t}}
+	for len(level) > 0 {
+		var next []node
+		for _, n := range level {
+			members, err := n.t.Members()
+			if n.t.Kind != typegraph.Struct || err != nil {
+				continue
+			}
+			for _, m := range members {
+				json, _, _ := strings.Cut(reflect.StructTag(m.Tag).Get("json"), ",")
+				switch {
+				case m.Name == name:
+					if json == "" {
+						json = m.Name
+					}
+					return append(slices.Clone(n.path), json)
+				case m.Embedded && m.Type.Kind == typegraph.Struct && json == "":
+					next = append(next, node{m.Type, n.path})
+				case m.Embedded && m.Type.Kind == typegraph.Struct:
+					next = append(next, node{m.Type, append(slices.Clone(n.path), json)})
+				}
+			}
+		}
+		level = next
+	}
+	return nil
 }
 
 // member is the type of t's field name, promoted fields included, or nil.

@@ -2,6 +2,7 @@ package builder
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,11 +15,23 @@ import (
 // <module>/controllers.
 func buildControllers(t *testing.T, files map[string]string) (*model.Project, []markers.Diagnostic, error) {
 	t.Helper()
+	return buildControllersWith(t, files, nil)
+}
+
+// buildControllersWith is buildControllers with options changed by opts.
+func buildControllersWith(t *testing.T, files map[string]string, opts func(*Options)) (*model.Project, []markers.Diagnostic, error) {
+	t.Helper()
 	dir := testmod.New(t, "", "example.com/m")
 	prog := load(t, dir, files, "./apis/...")
-	return Build(prog, Options{OutputDir: filepath.Join(dir, "out"), OutputPkg: "example.com/m/out",
-		ControllersDir: filepath.Join(dir, "controllers"), ControllersPkg: "example.com/m/controllers"})
+	o := Options{OutputDir: filepath.Join(dir, "out"), OutputPkg: "example.com/m/out",
+		ControllersDir: filepath.Join(dir, "controllers"), ControllersPkg: "example.com/m/controllers"}
+	if opts != nil {
+		opts(&o)
+	}
+	return Build(prog, o)
 }
+
+func withApplyConfigurations(o *Options) { o.ApplyConfigurations = true }
 
 const controllerDoc = "// +groupName=ex.example.com\n// +k8s:deepcopy-gen=package\npackage v1\n"
 
@@ -202,5 +215,84 @@ func TestControllerWithoutFinalizeWarns(t *testing.T) {
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0].Error(), "types.go:8: warning: A has +ctrlgen:controller:finalizer=ex.example.com/cleanup but package example.com/m/controllers/a defines no Finalize") {
 		t.Errorf("warnings %v", warnings)
+	}
+}
+
+func TestControllerStatusApply(t *testing.T) {
+	src := `package v1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+type Common struct {
+	ObservedGeneration int64 ` + "`json:\"observedGeneration,omitempty\"`" + `
+}
+type Inline struct {
+	Common ` + "`json:\",inline\"`" + `
+}
+type Nested struct {
+	Common ` + "`json:\"common\"`" + `
+}
+type NoGeneration struct{ Phase string }
+` + kindSrc("Inline1", "Inline", "// +ctrlgen:controller:statusApply\n") +
+		kindSrc("Nested1", "Nested", "// +ctrlgen:controller:statusApply\n") +
+		kindSrc("Plain1", "NoGeneration", "// +ctrlgen:controller:statusApply\n// +genclient:nonNamespaced\n") +
+		kindSrc("Updates1", "Inline", "")
+	files := map[string]string{"apis/v1/doc.go": controllerDoc, "apis/v1/types.go": src}
+	p, _, err := buildControllersWith(t, files, withApplyConfigurations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*model.Controller{}
+	for _, k := range p.ControllerKinds() {
+		got[k.Name] = k.Controller
+	}
+	for _, tc := range []struct {
+		kind        string
+		statusApply bool
+		path        []string
+	}{
+		{"Inline1", true, []string{"status", "observedGeneration"}},
+		{"Nested1", true, []string{"status", "common", "observedGeneration"}},
+		{"Plain1", true, nil},
+		{"Updates1", false, nil},
+	} {
+		c := got[tc.kind]
+		if c.StatusApply != tc.statusApply || !c.StatusWriteBack || !slices.Equal(c.ObservedGenerationPath, tc.path) {
+			t.Errorf("%s: statusApply %v, write-back %v, observedGeneration path %v; want %v, true, %v",
+				tc.kind, c.StatusApply, c.StatusWriteBack, c.ObservedGenerationPath, tc.statusApply, tc.path)
+		}
+		if tc.statusApply && c.APIVersion != "ex.example.com/v1" {
+			t.Errorf("%s: apiVersion %q", tc.kind, c.APIVersion)
+		}
+	}
+}
+
+func TestControllerStatusApplyErrors(t *testing.T) {
+	header := "package v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\ntype S struct{}\n"
+	const marker = "// +ctrlgen:controller:statusApply\n"
+	for _, tc := range []struct {
+		name, src string
+		opts      func(*Options)
+		want      string
+	}{
+		{"no apply configurations", kindSrc("A", "S", marker), nil,
+			"types.go:9: error: +ctrlgen:controller:statusApply on A: it needs the apply configurations, whose schema says which fields Reconcile set; they are off (--with-applyconfig=false)"},
+		{"apply configurations elsewhere", kindSrc("A", "S", marker), func(o *Options) { o.ApplyConfigurationPkg = "example.com/elsewhere/applyconfiguration" },
+			"--apply-configuration-package points at ones generated elsewhere"},
+		{"no status", kindSrc("A", "S", marker+"// +genclient:noStatus\n"), withApplyConfigurations,
+			"types.go:9: error: +ctrlgen:controller:statusApply on A: the kind has no status to apply"},
+		{"no status subresource", kindSrc("A", "S", marker+"// +kubebuilder:object:root=true\n"), withApplyConfigurations,
+			"+ctrlgen:controller:statusApply on A: the kind has no status subresource (add +kubebuilder:subresource:status)"},
+		{"no applyStatus verb", kindSrc("A", "S", marker+"// +genclient:skipVerbs=applyStatus\n"), withApplyConfigurations,
+			"+ctrlgen:controller:statusApply on A: its client has no ApplyStatus (the applyStatus verb is skipped)"},
+		{"status not a named struct", kindSrc("A", "*S", marker), withApplyConfigurations,
+			"types.go:9: error: +ctrlgen:controller:statusApply on A: its Status is not a named struct type"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := buildControllersWith(t, map[string]string{"apis/v1/doc.go": controllerDoc, "apis/v1/types.go": header + tc.src}, tc.opts)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v\nwant it to contain %q", err, tc.want)
+			}
+		})
 	}
 }

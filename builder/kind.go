@@ -274,8 +274,8 @@ func (b *builder) plural(m markers.Set, pos token.Position, kind, path string, b
 
 func (b *builder) controller(m markers.Set, pos token.Position) *model.Controller {
 	if !markers.Controller.Has(m) {
-		if markers.ControllerOwns.Has(m) || markers.ControllerFinalizer.Has(m) || markers.ControllerExpectations.Has(m) {
-			b.errorf(pos, "+ctrlgen:controller:owns, :finalizer and :expectations need +ctrlgen:controller")
+		if markers.ControllerOwns.Has(m) || markers.ControllerFinalizer.Has(m) || markers.ControllerExpectations.Has(m) || markers.ControllerStatusApply.Has(m) {
+			b.errorf(pos, "+ctrlgen:controller:owns, :finalizer, :expectations and :statusApply need +ctrlgen:controller")
 		}
 		return nil
 	}
@@ -285,6 +285,9 @@ func (b *builder) controller(m markers.Set, pos token.Position) *model.Controlle
 		c.Owns = append(c.Owns, &model.Owned{GVK: model.GroupVersionKind(o.V.GroupVersionKind), AdoptPath: o.V.Adopt, Pos: o.Pos})
 	}
 	c.Expectations = markers.ControllerExpectations.Has(m)
+	if markers.ControllerStatusApply.Has(m) {
+		c.StatusApply, c.StatusApplyPos = true, markers.ControllerStatusApply.Pos(m)
+	}
 	if c.Expectations && len(c.Owns) == 0 {
 		b.errorf(markers.ControllerExpectations.Pos(m), "+ctrlgen:controller:expectations needs a +ctrlgen:controller:owns=<group>/<version>.<Kind>: expectations are met by observing owned objects")
 	}

@@ -13,7 +13,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
@@ -25,6 +27,9 @@ import (
 type mydemoWant struct {
 	generation int64
 	data       map[string]string // the ConfigMap's
+	// labels are extra labels another field manager put on the ConfigMap,
+	// which must stay.
+	labels map[string]string
 }
 
 // TestMydemoConvergence runs the mydemo controller in process against the
@@ -35,6 +40,12 @@ type mydemoWant struct {
 // ConfigMaps of the deleted ones. The controller runs as the
 // ServiceAccount of its generated config/rbac, and the apiserver refuses
 // none of its requests.
+//
+// The controller writes the ConfigMaps by server-side apply. Once all has
+// converged, someone edits an eighth of the ConfigMaps (an Update of a
+// data key, as kubectl edit makes) and another field manager applies an
+// extra label to another eighth: the edits must be undone, and the labels
+// must stay.
 func TestMydemoConvergence(t *testing.T) {
 	e := env(t)
 	installMydemoCRD(t, e)
@@ -131,6 +142,41 @@ func TestMydemoConvergence(t *testing.T) {
 	})
 	converged := time.Since(start)
 
+	edited := func(i int) bool { return i%8 == 2 }
+	labelled := func(i int) bool { return i%8 == 3 }
+	team := map[string]string{"team": "blue"}
+	for i := range n {
+		if labelled(i) {
+			w := want[name(i)]
+			w.labels = team
+			want[name(i)] = w
+		}
+	}
+	each(func(i int) error {
+		cms := kc.CoreV1().ConfigMaps(ns)
+		switch {
+		case edited(i):
+			return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				cm, err := cms.Get(ctx, name(i)+"-config", metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				cm.Data["ip"] = "192.0.2.1"
+				_, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "kubectl-edit"})
+				return err
+			})
+		case labelled(i):
+			label := corev1ac.ConfigMap(name(i)+"-config", ns).WithLabels(team)
+			_, err := cms.Apply(ctx, label, metav1.ApplyOptions{FieldManager: "team-labeller"})
+			return err
+		}
+		return nil
+	})
+	poll(t, 4*time.Minute, time.Second, "convergence after the edits", func() (bool, string) {
+		return mydemosConverged(ctx, md, kc, ns, want, gone)
+	})
+	reverted := time.Since(start)
+
 	after, err := scrape(mgr.addr)
 	if err != nil {
 		t.Fatal(err)
@@ -144,8 +190,8 @@ func TestMydemoConvergence(t *testing.T) {
 	if panics != 0 {
 		t.Errorf("%v reconcile panics", panics)
 	}
-	t.Logf("%d Mydemos: created in %v, updated %d and deleted %d by %v, converged after %v; reconciles: %v success, %v error, %v requeue (conflicts)",
-		n, created.Round(time.Millisecond), n/2, len(gone), written.Round(time.Millisecond), converged.Round(time.Millisecond),
+	t.Logf("%d Mydemos: created in %v, updated %d and deleted %d by %v, converged after %v, edits undone after %v; reconciles: %v success, %v error, %v requeue (conflicts)",
+		n, created.Round(time.Millisecond), n/2, len(gone), written.Round(time.Millisecond), converged.Round(time.Millisecond), reverted.Round(time.Millisecond),
 		delta("result", "success"), delta("result", "error"), delta("result", "requeue"))
 }
 
@@ -198,7 +244,7 @@ func mydemosConverged(ctx context.Context, md versioned.Interface, kc kubernetes
 			add(&notReady, why)
 			continue
 		}
-		if why := checkConfigMap(cms.Items, obj, w.data); why != "" {
+		if why := checkConfigMap(cms.Items, obj, w.data, w.labels); why != "" {
 			add(&badCM, why)
 		}
 	}
@@ -220,8 +266,9 @@ func mydemosConverged(ctx context.Context, md versioned.Interface, kc kubernetes
 		notReady.n, len(want), notReady.first, badCM.n, badCM.first, lingering.n, lingering.first)
 }
 
-// checkConfigMap returns what is wrong with obj's ConfigMap, or "".
-func checkConfigMap(cms []corev1.ConfigMap, obj *crddemov1.Mydemo, data map[string]string) string {
+// checkConfigMap returns what is wrong with obj's ConfigMap, or "": it
+// must hold data, the controller's label and labels.
+func checkConfigMap(cms []corev1.ConfigMap, obj *crddemov1.Mydemo, data, labels map[string]string) string {
 	for i := range cms {
 		cm := &cms[i]
 		if cm.Name != mydemo.ConfigMapName(obj) {
@@ -232,6 +279,11 @@ func checkConfigMap(cms []corev1.ConfigMap, obj *crddemov1.Mydemo, data map[stri
 		}
 		if cm.Labels[mydemo.LabelMydemo] != obj.Name {
 			return fmt.Sprintf("ConfigMap %s has labels %v", cm.Name, cm.Labels)
+		}
+		for k, v := range labels {
+			if cm.Labels[k] != v {
+				return fmt.Sprintf("ConfigMap %s has labels %v, want %s=%s kept", cm.Name, cm.Labels, k, v)
+			}
 		}
 		ref := metav1.GetControllerOf(cm)
 		switch {

@@ -81,6 +81,9 @@ var (
 	ControllerExpectations = Define("ctrlgen:controller:expectations", TargetType, Flag,
 		"+ctrlgen:controller:expectations",
 		"Reconcile is put off until the creations and deletions of owned objects it expects are observed")
+	ControllerStatusApply = Define("ctrlgen:controller:statusApply", TargetType, Flag,
+		"+ctrlgen:controller:statusApply",
+		"write status by server-side apply as field manager <controller name>, instead of UpdateStatus: only the status fields Reconcile set; a conflict with another manager's field is an error, never forced (needs the apply configurations and a status subresource)")
 )
 
 // All is the registry of every marker ctrlgen reads. It owns "+genclient…",
@@ -91,7 +94,7 @@ var All = NewRegistry([]string{"genclient", "kubebuilder:", "ctrlgen:"}, append(
 	DeepCopyPackage, DeepCopyType, DeepCopyInterfaces, DeepCopyNonPointer,
 	ClientGen, ListerGen, InformerGen, RegisterGen,
 	ObjectRoot, ObjectGenerate, Resource, StatusSubresource,
-	Controller, ControllerOwns, ControllerFinalizer, ControllerExpectations,
+	Controller, ControllerOwns, ControllerFinalizer, ControllerExpectations, ControllerStatusApply,
 }, crdDefs()...)...)
 
 func genclient(arg string) (bool, error) {

@@ -17,6 +17,11 @@ type Controller struct {
 	// Expectations, from +ctrlgen:controller:expectations, puts Reconcile
 	// off until the owned objects it created or deleted are observed.
 	Expectations bool
+	// StatusApply, from +ctrlgen:controller:statusApply, writes status by
+	// server-side apply instead of UpdateStatus; StatusApplyPos is where
+	// the marker is.
+	StatusApply    bool
+	StatusApplyPos token.Position
 	// Pos is where the +ctrlgen:controller marker is.
 	Pos token.Position
 
@@ -49,6 +54,12 @@ type Controller struct {
 	// "ObservedGeneration int64" (promoted fields count), which the
 	// controller then sets after each successful Reconcile.
 	ObservedGeneration bool
+	// ObservedGenerationPath is its JSON path, ["status",
+	// "observedGeneration"], which a status apply always sends.
+	ObservedGenerationPath []string
+	// APIVersion is the kind's, "crddemo.k8s.io/v1", which a status apply
+	// sets on the objects it reads and sends.
+	APIVersion string
 
 	// What the hand-written files of the package (every .go file in Dir
 	// but tests and ctrlgen's own) define on *Controller.

@@ -54,6 +54,7 @@ var goldenSkipped = map[string]string{
 	"groupdirs":         "three input directories in one run; kube_codegen.sh's gen_client takes one (its paths were checked against the v0.37.2 binaries by hand)",
 	"clientgolayout":    "informer-gen's --versioned-clientset-package and --single-directory over k8s.io/api, as Kubernetes generates k8s.io/client-go/informers: TestShippedKubeTree compares ctrlgen's output with those flags over all of k8s.io/api (kube/) with client-go's own informers and listers",
 	"rbac":              "ctrlgen's controllers and their RBAC; the controller case covers the same wiring's API",
+	"statusapply":       "for ctrlgen's own controllers (+ctrlgen:controller:statusApply), whose hand-written reconcile.go does not build without them; its clients and apply configurations have the shapes applyconfig and cluster compare",
 	"controller":        "one ctrlgen run over a local API and k8s.io/api/core/v1 together, for ctrlgen's own controllers; kube_codegen.sh's gen_client takes one input directory (ops/v1's markers are covered by cluster and nostatus)",
 }
 

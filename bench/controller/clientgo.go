@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -245,15 +246,25 @@ func (c *ClientGoController) syncHandler(ctx context.Context, key cache.ObjectNa
 // differs from the spec, reading through the lister; it records the
 // outcome in md's status.
 func (c *ClientGoController) reconcile(ctx context.Context, md *crddemov1.Mydemo) error {
+	return reconcileByUpdates(ctx, c.clients.Kube, c.configMapLister.ConfigMaps(md.Namespace).Get, md)
+}
+
+// reconcileByUpdates is reconcile.go's Reconcile with the read-modify-write
+// ConfigMap writes it made before it applied them: a Create when get (the
+// lister) finds none, AlreadyExists answered by a Get, and an Update of a
+// copy of the cached ConfigMap when it differs from the spec. The
+// client-go controller and impl=ctrlgen-update (updatewrites.go) run it.
+func reconcileByUpdates(ctx context.Context, kube kubernetes.Interface, get func(name string) (*corev1.ConfigMap, error), md *crddemov1.Mydemo) error {
 	want := mydemo.DesiredConfigMap(md)
 	md.Status.ConfigMapName = want.Name
+	configMaps := kube.CoreV1().ConfigMaps(want.Namespace)
 
-	current, err := c.configMapLister.ConfigMaps(want.Namespace).Get(want.Name)
+	current, err := get(want.Name)
 	if apierrors.IsNotFound(err) {
-		current, err = c.clients.Kube.CoreV1().ConfigMaps(want.Namespace).Create(ctx, want, metav1.CreateOptions{})
+		current, err = configMaps.Create(ctx, want, metav1.CreateOptions{})
 		if apierrors.IsAlreadyExists(err) {
 			// Created since our cache last heard: look at the real one.
-			current, err = c.clients.Kube.CoreV1().ConfigMaps(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
+			current, err = configMaps.Get(ctx, want.Name, metav1.GetOptions{})
 		}
 	}
 	if err != nil {
@@ -266,7 +277,7 @@ func (c *ClientGoController) reconcile(ctx context.Context, md *crddemov1.Mydemo
 		return err
 	}
 	if !mydemo.UpToDate(current, want) {
-		if _, err := c.clients.Kube.CoreV1().ConfigMaps(want.Namespace).Update(ctx, withSpec(current, want), metav1.UpdateOptions{}); err != nil {
+		if _, err := configMaps.Update(ctx, withSpec(current, want), metav1.UpdateOptions{}); err != nil {
 			markFailed(md, "ConfigMapFailed", err)
 			return err
 		}

@@ -41,10 +41,12 @@ func TestMydemosBecomeReady(t *testing.T) {
 }
 
 // TestSharedPartsMatchReconcileGo runs reconcile.go's Reconcile (what the
-// ctrlgen implementation runs) and the client-go controller's reconcile on
-// the same Mydemos and ConfigMaps, over fake clientsets, and requires the
-// same ConfigMap and the same status: shared.go's copies of reconcile.go's
-// unexported helpers must not drift from it.
+// ctrlgen implementation runs; it applies the ConfigMap) and the client-go
+// controller's reconcile (reconcileByUpdates, which impl=ctrlgen-update
+// runs too; it creates or updates the ConfigMap) on the same Mydemos and
+// ConfigMaps, over fake clientsets, and requires the same ConfigMap and
+// the same status: shared.go's copies of reconcile.go's unexported helpers
+// must not drift from it.
 func TestSharedPartsMatchReconcileGo(t *testing.T) {
 	owned := func(md *crddemov1.Mydemo, data map[string]string) *corev1.ConfigMap {
 		cm := mydemo.DesiredConfigMap(md)

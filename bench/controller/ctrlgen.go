@@ -20,15 +20,22 @@ type Ctrlgen struct {
 	done   chan error
 }
 
-// StartCtrlgen starts the manager on kubeconfig; it runs until Stop.
+// StartCtrlgen starts the manager on kubeconfig with the mydemo
+// controller; it runs until Stop.
 func StartCtrlgen(ctx context.Context, kubeconfig string, workers int) *Ctrlgen {
+	return StartCtrlgenWith(ctx, kubeconfig, workers, mydemo.Init)
+}
+
+// StartCtrlgenWith is StartCtrlgen with the controller init builds (under
+// the mydemo controller's name), e.g. InitUpdateWrites.
+func StartCtrlgenWith(ctx context.Context, kubeconfig string, workers int, init manager.InitFunc) *Ctrlgen {
 	o := manager.DefaultOptions()
 	o.Kubeconfig = kubeconfig
 	o.Workers = workers
 	o.LeaderElect = false
 	o.MetricsAddr, o.HealthAddr = "", ""
 	m := manager.New(o)
-	m.Register(mydemo.ControllerName, mydemo.Init)
+	m.Register(mydemo.ControllerName, init)
 	ctx, cancel := context.WithCancel(ctx)
 	c := &Ctrlgen{m: m, cancel: cancel, done: make(chan error, 1)}
 	go func() { c.done <- m.Run(ctx) }()

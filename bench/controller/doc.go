@@ -1,15 +1,19 @@
 // Package controllerbench measures how long a controller takes to bring N
 // freshly created Mydemos (examples/mydemo, crddemo.k8s.io/v1) to Ready
-// on a real local kube-apiserver (testenv), for three implementations that
-// make the same writes:
+// on a real local kube-apiserver (testenv), for four implementations that
+// make the same number of writes:
 //
 //   - impl=ctrlgen: the mydemo controller as ctrlgen ships it
 //     (examples/mydemo/controllers/mydemo: the generated wiring and
-//     reconcile.go on runtime/controller), run by runtime/manager with its
+//     reconcile.go on runtime/controller, writing the ConfigMap and the
+//     status by server-side apply), run by runtime/manager with its
 //     default client limits (QPS 1000, Burst 2000);
+//   - impl=ctrlgen-update: the same on the same runtime and manager, with
+//     the update writes it made before server-side apply
+//     (updatewrites.go): ConfigMap Create or Update, UpdateStatus;
 //   - impl=client-go: the same controller written sample-controller style
 //     on client-go's SharedIndexInformer, listers and rate-limited
-//     workqueue (clientgo.go);
+//     workqueue, with update writes (clientgo.go);
 //   - impl=floor: no informer and no controller: as each Mydemo create
 //     returns, a pool of workers creates its ConfigMap and writes its
 //     status (floor.go). The same writes, as soon as they can be made.

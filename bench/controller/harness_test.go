@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/testenv"
 )
@@ -40,9 +41,12 @@ const (
 	implCtrlgen  = "ctrlgen"
 	implClientGo = "client-go"
 	implFloor    = "floor"
+	// implCtrlgenUpdate is the mydemo controller on ctrlgen's runtime with
+	// the writes it made before server-side apply (updatewrites.go).
+	implCtrlgenUpdate = "ctrlgen-update"
 )
 
-var impls = []string{implCtrlgen, implClientGo, implFloor}
+var impls = []string{implCtrlgen, implCtrlgenUpdate, implClientGo, implFloor}
 
 // harness is the control plane every test and benchmark of the process
 // shares: one testenv (etcd, kube-apiserver, kube-controller-manager with
@@ -184,8 +188,9 @@ type result struct {
 	Controller ClientStats
 	// ProcessCPU is the CPU time this process (the controller, the
 	// creator, the watcher) used during Elapsed; ControlPlaneCPU that of
-	// etcd, kube-apiserver and kube-controller-manager.
-	ProcessCPU, ControlPlaneCPU time.Duration
+	// etcd, kube-apiserver and kube-controller-manager; APIServerCPU that
+	// of kube-apiserver alone.
+	ProcessCPU, ControlPlaneCPU, APIServerCPU time.Duration
 	// OtherCPU is the CPU time the rest of the machine used during
 	// Elapsed: other people's work competing for the cores.
 	OtherCPU time.Duration
@@ -239,10 +244,14 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 		onCreated func(*crddemov1.Mydemo)
 	)
 	switch impl {
-	case implCtrlgen:
+	case implCtrlgen, implCtrlgenUpdate:
 		// The manager builds its own client; its requests are the
 		// process-wide client metrics minus those of our other clients.
-		c := StartCtrlgen(implCtx, h.kubeconfig, Workers)
+		init := mydemo.Init
+		if impl == implCtrlgenUpdate {
+			init = InitUpdateWrites
+		}
+		c := StartCtrlgenWith(implCtx, h.kubeconfig, Workers, init)
 		stop = c.Stop
 		stats = func() (ClientStats, error) {
 			total, err := c.RateLimiterTotals()
@@ -292,8 +301,9 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 		tb.Fatal(err)
 	}
 
-	self, controlPlane := []int{os.Getpid()}, h.controlPlanePIDs()
+	self, controlPlane, apiserver := []int{os.Getpid()}, h.controlPlanePIDs(), []int{h.env.PIDs()["kube-apiserver"]}
 	selfCPU, controlPlaneCPU, machineCPU := cpuTime(self), cpuTime(controlPlane), machineCPUTime()
+	apiserverCPU := cpuTime(apiserver)
 	t.StartTimer()
 	start := time.Now()
 	lastCreate, err := createMydemos(ctx, creator.Mydemo, ns.Name, n, Workers, onCreated)
@@ -319,6 +329,7 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 		}
 	}
 	res.ProcessCPU, res.ControlPlaneCPU = cpuTime(self)-selfCPU, cpuTime(controlPlane)-controlPlaneCPU
+	res.APIServerCPU = cpuTime(apiserver) - apiserverCPU
 	res.OtherCPU = max(0, machineCPUTime()-machineCPU-res.ProcessCPU-res.ControlPlaneCPU)
 	after, err := stats()
 	if err != nil {

@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
 # Runs BenchmarkMydemoReady: the time from creating N Mydemos to all of them
-# Ready, for the mydemo controller on ctrlgen's runtime (impl=ctrlgen), the
-# same controller on client-go (impl=client-go) and a plain driver making
-# the same writes (impl=floor), all against one local control plane
-# (testenv) in one process. Saves the raw output to
+# Ready, for the mydemo controller on ctrlgen's runtime (impl=ctrlgen,
+# writing by server-side apply), the same with update writes
+# (impl=ctrlgen-update), the same controller on client-go (impl=client-go,
+# update writes) and a plain driver making the update writes
+# (impl=floor), all against one local control plane (testenv) in one
+# process. Saves the raw output to
 # bench/results/controller.txt and prints the benchstat table
 # (`benchstat -col /impl`) and ctrlgen's ratios to client-go and to the
-# floor. See bench/controller/README.md.
+# floor, and server-side apply's to update writes. See
+# bench/controller/README.md.
 #
 # The control plane binary is built first if it is missing (minutes the
 # first time). With N=5000 each run takes ~45 s on 2 cores (the timed span,
 # then deleting the namespace and waiting for the control plane to go
-# idle): ~9 minutes for 3 rounds, with the warm-up run and the control
-# plane's start.
+# idle): ~12 minutes for 3 rounds of the four, with the warm-up run and
+# the control plane's start.
 #
 # Environment:
 #   BENCH_COUNT  rounds (default 3): each runs every implementation once,
 #                the first one rotating from round to round; 6 or more
 #                give benchstat's p-values
 #   BENCH_N      Mydemos per run (default 5000)
+#   BENCH_OUT    where the raw output goes, relative to bench/ (default
+#                results/controller.txt)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
 
@@ -38,7 +43,7 @@ sampler=$!
 trap 'kill "$sampler" 2>/dev/null || true; rm -rf "$tmp"' EXIT
 
 mkdir -p results
-out=results/controller.txt
+out="${BENCH_OUT:-results/controller.txt}"
 
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
 echo "run.sh: load average before: $(load) on $(nproc) CPUs; anything else running skews the numbers" >&2

@@ -12,7 +12,8 @@ import "github.com/ctrlgen/ctrlgen/model"
 //     where the server refuses that or the client has it off;
 //   - update on <plural>/status, the status write-back (UpdateStatus), and
 //     get on the kind, which the write-back reads afresh when it
-//     conflicts;
+//     conflicts; patch on <plural>/status alone where status is applied
+//     (+ctrlgen:controller:statusApply);
 //   - update on the kind, when a finalizer is added and removed (Update);
 //   - with adopt=, get on the kind (the owner is read live before it
 //     adopts), patch on the owned kind (adoption and release are JSON
@@ -66,5 +67,11 @@ func Derive(p *model.Project) []*model.RBACRule {
 
 // statusWrite is how the wiring writes status back: the verb on
 // <plural>/status, and whether a conflict makes it get the object afresh.
-// UpdateStatus does both.
-func statusWrite(*model.Controller) (verb string, getsOnConflict bool) { return "update", true }
+// UpdateStatus does both; a server-side apply of status
+// (+ctrlgen:controller:statusApply) is a patch that reads nothing.
+func statusWrite(c *model.Controller) (verb string, getsOnConflict bool) {
+	if c.StatusApply {
+		return "patch", false
+	}
+	return "update", true
+}

@@ -66,6 +66,7 @@ var Std = map[string]string{
 	"apply":         "k8s.io/client-go/util/apply",
 	"json":          "encoding/json",
 	"managedfields": "k8s.io/apimachinery/pkg/util/managedfields",
+	"typed":         "sigs.k8s.io/structured-merge-diff/v6/typed",
 }
 
 var (

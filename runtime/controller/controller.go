@@ -7,6 +7,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"slices"
@@ -53,6 +54,9 @@ type Options[T cache.Object] struct {
 	// SetObservedGeneration, when the type has status.observedGeneration,
 	// records the generation a successful Reconcile saw.
 	SetObservedGeneration func(obj T, generation int64)
+	// StatusApply, with StatusEqual, turns on status write-back by
+	// server-side apply instead of UpdateStatus; see StatusApply.
+	StatusApply *StatusApply[T]
 
 	// Finalizer, with Finalize, is added to live objects and removed after
 	// Finalize succeeds on an object being deleted.
@@ -84,6 +88,8 @@ type Controller[T cache.Object] struct {
 	synced  []cache.InformerSynced
 	queue   atomic.Pointer[queueBox]
 	metrics *controllerMetrics
+	// statusApplier is set with Options.StatusApply.
+	statusApplier *statusApplier[T]
 }
 
 // queueBox holds the queue of the current Run; events that arrive while no
@@ -105,6 +111,10 @@ func New[T cache.Object](opts Options[T]) (*Controller[T], error) {
 		return nil, fmt.Errorf("controller %s: Finalizer needs Finalize and Update", opts.Name)
 	case opts.UpdateStatus != nil && (opts.StatusEqual == nil || opts.CopyStatus == nil || opts.Get == nil):
 		return nil, fmt.Errorf("controller %s: UpdateStatus needs StatusEqual, CopyStatus and Get", opts.Name)
+	case opts.StatusApply != nil && opts.UpdateStatus != nil:
+		return nil, fmt.Errorf("controller %s: StatusApply and UpdateStatus both write status; set one", opts.Name)
+	case opts.StatusApply != nil && (opts.StatusEqual == nil || opts.StatusApply.ToTyped == nil || opts.StatusApply.Apply == nil):
+		return nil, fmt.Errorf("controller %s: StatusApply needs StatusEqual, ToTyped and Apply", opts.Name)
 	}
 	if opts.RateLimiter == nil {
 		opts.RateLimiter = workqueue.DefaultControllerRateLimiter[cache.ObjectName]()
@@ -113,6 +123,12 @@ func New[T cache.Object](opts Options[T]) (*Controller[T], error) {
 		opts.StatusConflictRetries = 5
 	}
 	c := &Controller[T]{opts: opts, cached: cache.FastIndexerOf[T](opts.Informer.GetIndexer()), metrics: metricsFor(opts.Name)}
+	if opts.StatusApply != nil {
+		var err error
+		if c.statusApplier, err = newStatusApplier(opts.Name, *opts.StatusApply); err != nil {
+			return nil, fmt.Errorf("controller %s: %w", opts.Name, err)
+		}
+	}
 	reg, err := opts.Informer.AddTypedEventHandler(named[T]{opts.Name, clientcache.TypedResourceEventHandlerFuncs[T]{
 		AddFunc:    func(obj T) { c.Enqueue(cache.MetaObjectName(obj)) },
 		UpdateFunc: func(_, obj T) { c.Enqueue(cache.MetaObjectName(obj)) },
@@ -236,6 +252,7 @@ func (w worker[T]) processNextWorkItem(ctx context.Context) bool {
 	}
 
 	logger := klog.FromContext(ctx).WithValues("key", key.String())
+	var applyConflict *StatusApplyConflictError
 	switch {
 	case err == nil && res.RequeueAfter > 0:
 		q.Forget(key)
@@ -253,6 +270,13 @@ func (w worker[T]) processNextWorkItem(ctx context.Context) bool {
 		c.metrics.terminalErrors.Inc()
 		logger.Error(err, "Reconcile failed permanently; not retrying")
 		c.event(key, "ReconcileFailed", err)
+	case errors.As(err, &applyConflict):
+		// Other field managers own fields the status sets: never forced,
+		// so say so where the user looks, and back off.
+		q.AddRateLimited(key)
+		c.metrics.result(resultError)
+		logger.Error(err, "Status apply conflicts; retrying", "requeues", q.NumRequeues(key))
+		c.event(key, "StatusApplyConflict", err)
 	case apierrors.IsConflict(err):
 		// Someone else wrote first; the next attempt reads their version.
 		q.AddRateLimited(key)
@@ -299,13 +323,18 @@ func (c *Controller[T]) reconcile(ctx context.Context, key cache.ObjectName) (re
 		}
 	}
 	res, err = c.opts.Reconcile(ctx, obj)
-	if err == nil && c.opts.SetObservedGeneration != nil {
+	observed := err == nil && c.opts.SetObservedGeneration != nil
+	if observed {
 		c.opts.SetObservedGeneration(obj, obj.GetGeneration())
 	}
 	// Status is written even when Reconcile failed: a condition that says
 	// why is what the user looks at.
-	if serr := c.writeStatus(ctx, key, cached, obj); serr != nil && err == nil {
-		err = serr
+	if serr := c.writeStatus(ctx, key, cached, obj, observed); serr != nil {
+		if err != nil {
+			klog.FromContext(ctx).Error(serr, "Writing the status failed too", "key", key.String())
+		} else {
+			err = serr
+		}
 	}
 	return res, err
 }
@@ -340,11 +369,16 @@ func (c *Controller[T]) handleFinalizer(ctx context.Context, obj T) (_ T, stop b
 	return updated, false, nil
 }
 
-// writeStatus writes obj's status if it differs from the cached object's.
-// A conflict is retried on a fresh copy carrying the new status.
-func (c *Controller[T]) writeStatus(ctx context.Context, key cache.ObjectName, cached, obj T) error {
-	if c.opts.UpdateStatus == nil || c.opts.StatusEqual(cached, obj) {
+// writeStatus writes obj's status if it differs from the cached object's:
+// by server-side apply with StatusApply, else by UpdateStatus, where a
+// conflict is retried on a fresh copy carrying the new status.
+// observedGeneration says whether SetObservedGeneration set it.
+func (c *Controller[T]) writeStatus(ctx context.Context, key cache.ObjectName, cached, obj T, observedGeneration bool) error {
+	switch {
+	case c.opts.UpdateStatus == nil && c.statusApplier == nil, c.opts.StatusEqual(cached, obj):
 		return nil
+	case c.statusApplier != nil:
+		return c.statusApplier.apply(ctx, cached, obj, observedGeneration)
 	}
 	_, err := c.opts.UpdateStatus(ctx, obj)
 	for i := 0; apierrors.IsConflict(err) && i < c.opts.StatusConflictRetries; i++ {

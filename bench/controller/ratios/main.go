@@ -7,6 +7,11 @@
 // only, those during which the rest of the machine used less than a
 // second of CPU (metric other-cpu-s), when some were not quiet.
 //
+// With impl=ctrlgen-update runs (the same controller with update writes
+// instead of server-side apply) it also compares the two: the medians of
+// the time, the requests per Mydemo, and the apiserver's and the control
+// plane's CPU, over all runs.
+//
 // Usage: go run ./controller/ratios results/controller.txt
 package main
 
@@ -38,6 +43,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "ratios: no runs of some implementation in %s\n", os.Args[1])
 		os.Exit(1)
 	}
+	writes(runs)
 	quiet := func(r run) bool { return r.otherCPU < quietCPU }
 	if slices.ContainsFunc(runs, func(r run) bool { return !quiet(r) }) {
 		fmt.Printf("\nQuiet runs only (the rest of the machine used < %.0f s of CPU during the run):\n", quietCPU)
@@ -96,11 +102,46 @@ func verdict(met bool) string {
 	return "NOT met"
 }
 
+// writes compares ctrlgen (server-side apply) with ctrlgen-update (update
+// writes), if the runs have both.
+func writes(runs []run) {
+	byImpl := map[string][]run{}
+	for _, r := range runs {
+		byImpl[r.impl] = append(byImpl[r.impl], r)
+	}
+	ssa, update := byImpl["ctrlgen"], byImpl["ctrlgen-update"]
+	if len(ssa) == 0 || len(update) == 0 {
+		return
+	}
+	fmt.Println("  server-side apply (ctrlgen) vs update writes (ctrlgen-update), medians:")
+	for _, m := range []string{"s", "ctrl-req/object", "apiserver-cpu-s", "ctrlplane-cpu-s", "bench-cpu-s"} {
+		a, b := medianOf(ssa, m), medianOf(update, m)
+		if a == 0 && b == 0 {
+			continue
+		}
+		fmt.Printf("    %-16s %8.3f vs %8.3f: %.3f×\n", m, a, b, a/b)
+	}
+}
+
+func medianOf(runs []run, metric string) float64 {
+	var s []float64
+	for _, r := range runs {
+		if v, ok := r.values[metric]; ok {
+			s = append(s, v)
+		}
+	}
+	if len(s) == 0 {
+		return 0
+	}
+	return median(s)
+}
+
 // run is one result line.
 type run struct {
 	impl     string
 	seconds  float64 // metric s
 	otherCPU float64 // metric other-cpu-s; 0 if missing
+	values   map[string]float64
 }
 
 // read returns the runs of BenchmarkMydemoReady in the file.
@@ -116,7 +157,7 @@ func read(path string) ([]run, error) {
 		if l.Name != "MydemoReady" || !ok || !timed {
 			continue
 		}
-		out = append(out, run{impl: impl, seconds: seconds, otherCPU: l.Values["other-cpu-s"]})
+		out = append(out, run{impl: impl, seconds: seconds, otherCPU: l.Values["other-cpu-s"], values: l.Values})
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package mydemo
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"strconv"
@@ -10,6 +11,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/klog/v2"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
@@ -21,12 +24,13 @@ import (
 // ctrlgen leaves it alone. The wiring is in zz_generated.controller.go.
 
 // The permissions of what Reconcile does itself, which ctrlgen cannot
-// derive (it derives what the informers and the wiring do): it creates
-// and updates ConfigMaps, gets one afresh when its create finds it
-// already there, and their controller reference blocks the Mydemo's
-// deletion, which the OwnerReferencesPermissionEnforcement admission
-// plugin allows only to who may update mydemos/finalizers.
-// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;get;update
+// derive (it derives what the informers and the wiring do): it applies
+// ConfigMaps (a patch, and a create where the apply creates one: the
+// apiserver authorizes that as create), and their controller reference
+// blocks the Mydemo's deletion, which the
+// OwnerReferencesPermissionEnforcement admission plugin allows only to
+// who may update mydemos/finalizers.
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=create;patch
 // +kubebuilder:rbac:groups=crddemo.k8s.io,resources=mydemos/finalizers,verbs=update
 
 const (
@@ -39,50 +43,45 @@ const (
 // ConfigMapName is the name of the ConfigMap rendered from a Mydemo.
 func ConfigMapName(obj *crddemov1.Mydemo) string { return obj.Name + "-config" }
 
-// Reconcile keeps obj's ConfigMap as obj's spec says: created when missing
-// (or deleted by someone: the owns= watch brings us back), updated when
-// the spec changed. The ConfigMap's controller ownerReference, with
-// blockOwnerDeletion, lets the garbage collector delete it with obj.
+// Reconcile keeps obj's ConfigMap as obj's spec says, by server-side
+// apply: it sends the whole desired ConfigMap (its data, its label, and
+// the controller ownerReference, with blockOwnerDeletion, that lets the
+// garbage collector delete it with obj) as field manager ControllerName,
+// with Force, as Kubernetes advises for a controller's own objects. So a
+// missing ConfigMap (or one deleted by someone: the owns= watch brings us
+// back) is created, one that drifted from the spec or that someone edited
+// is set right again, a data key the spec dropped is removed, and labels
+// or data keys that other field managers added are theirs and stay. There
+// is no read-modify-write: nothing is read from the apiserver, and the
+// apply is skipped when the cached ConfigMap already matches. A ConfigMap
+// of that name that obj does not control is never touched.
 //
-// It reads through the listers and writes the ConfigMap through
-// kubeClient, client-go's clientset (which sends it as protobuf). obj's
-// status (configMapName, the Ready condition) is written back by the
-// wiring, which also sets status.observedGeneration after a nil error.
+// Verbs: ConfigMaps are read through the shipped lister (list, watch) and
+// written only by that apply, a patch (and a create, to the authorizer,
+// when it creates the ConfigMap); no update, get or delete. The wiring applies obj's status (+ctrlgen:controller:statusApply,
+// a patch of mydemos/status), with status.observedGeneration after a nil
+// error.
 func (c *Controller) Reconcile(ctx context.Context, obj *crddemov1.Mydemo) (controller.Result, error) {
 	logger := klog.FromContext(ctx).WithValues("mydemo", klog.KObj(obj))
 	want := DesiredConfigMap(obj)
 	obj.Status.ConfigMapName = want.Name
 
 	current, err := c.configMapLister.ConfigMaps(want.Namespace).Get(want.Name)
-	if apierrors.IsNotFound(err) {
-		logger.V(2).Info("Creating ConfigMap", "configMap", want.Name)
-		current, err = c.kubeClient.CoreV1().ConfigMaps(want.Namespace).Create(ctx, want, metav1.CreateOptions{})
-		if apierrors.IsAlreadyExists(err) {
-			// Created since our cache last heard: look at the real one.
-			current, err = c.kubeClient.CoreV1().ConfigMaps(want.Namespace).Get(ctx, want.Name, metav1.GetOptions{})
-		}
-	}
-	if err != nil {
-		return controller.Result{}, c.fail(obj, "ConfigMapFailed", err)
-	}
-	if !metav1.IsControlledBy(current, obj) {
+	switch {
+	case apierrors.IsNotFound(err):
+		logger.V(2).Info("Applying a new ConfigMap", "configMap", want.Name)
+		err = c.applyConfigMap(ctx, want)
+	case err != nil:
+	case !metav1.IsControlledBy(current, obj):
 		// Someone else's ConfigMap has our name; never take it over.
 		err := fmt.Errorf("ConfigMap %s/%s exists and is not controlled by this Mydemo", current.Namespace, current.Name)
 		return controller.Result{}, c.fail(obj, "ConfigMapNotOwned", err)
+	case !UpToDate(current, want):
+		logger.V(2).Info("Applying the ConfigMap", "configMap", want.Name)
+		err = c.applyConfigMap(ctx, want)
 	}
-	if !UpToDate(current, want) {
-		logger.V(2).Info("Updating ConfigMap", "configMap", want.Name)
-		updated := current.DeepCopy()
-		updated.Data = want.Data
-		if updated.Labels == nil {
-			updated.Labels = map[string]string{}
-		}
-		maps.Copy(updated.Labels, want.Labels)
-		// A Conflict means our copy is stale; the runtime requeues and the
-		// next attempt reads the newer one.
-		if _, err := c.kubeClient.CoreV1().ConfigMaps(want.Namespace).Update(ctx, updated, metav1.UpdateOptions{}); err != nil {
-			return controller.Result{}, c.fail(obj, "ConfigMapFailed", err)
-		}
+	if err != nil {
+		return controller.Result{}, c.fail(obj, "ConfigMapFailed", err)
 	}
 	meta.SetStatusCondition(&obj.Status.Conditions, metav1.Condition{
 		Type:               ConditionReady,
@@ -92,6 +91,13 @@ func (c *Controller) Reconcile(ctx context.Context, obj *crddemov1.Mydemo) (cont
 		ObservedGeneration: obj.Generation,
 	})
 	return controller.Result{}, nil
+}
+
+// applyConfigMap applies want, through kubeClient (client-go's clientset).
+func (c *Controller) applyConfigMap(ctx context.Context, want *corev1.ConfigMap) error {
+	_, err := c.kubeClient.CoreV1().ConfigMaps(want.Namespace).Apply(ctx, ConfigMapApply(want),
+		metav1.ApplyOptions{FieldManager: ControllerName, Force: true})
+	return err
 }
 
 // Deleted is called for a Mydemo gone from the cache. Nothing is left to
@@ -139,15 +145,66 @@ func DesiredConfigMap(obj *crddemov1.Mydemo) *corev1.ConfigMap {
 	}
 }
 
-// UpToDate reports whether current has want's data and labels.
+// ConfigMapApply is want (from DesiredConfigMap) as the apply
+// configuration Reconcile sends: the fields the controller owns.
+func ConfigMapApply(want *corev1.ConfigMap) *corev1ac.ConfigMapApplyConfiguration {
+	ref := want.OwnerReferences[0]
+	return corev1ac.ConfigMap(want.Name, want.Namespace).
+		WithLabels(want.Labels).
+		WithData(want.Data).
+		WithOwnerReferences(metav1ac.OwnerReference().
+			WithAPIVersion(ref.APIVersion).WithKind(ref.Kind).WithName(ref.Name).WithUID(ref.UID).
+			WithController(*ref.Controller).WithBlockOwnerDeletion(*ref.BlockOwnerDeletion))
+}
+
+// UpToDate reports whether current has want's data and labels, and no data
+// key that this controller applied and want no longer has. Labels and
+// data keys other field managers added are theirs: an apply would leave
+// them, so they do not count.
 func UpToDate(current, want *corev1.ConfigMap) bool {
-	if !maps.Equal(current.Data, want.Data) {
-		return false
-	}
 	for k, v := range want.Labels {
-		if current.Labels[k] != v {
+		if l, ok := current.Labels[k]; !ok || l != v {
+			return false
+		}
+	}
+	for k, v := range want.Data {
+		if d, ok := current.Data[k]; !ok || d != v {
+			return false
+		}
+	}
+	if len(current.Data) == len(want.Data) {
+		return true
+	}
+	applied := appliedDataKeys(current)
+	for k := range current.Data {
+		if _, wanted := want.Data[k]; !wanted && applied["f:"+k] {
 			return false
 		}
 	}
 	return true
+}
+
+// appliedDataKeys are the data keys ControllerName's applies own, from
+// cm's managedFields ({"f:data": {"f:<key>": {}}}), each as "f:<key>".
+func appliedDataKeys(cm *corev1.ConfigMap) map[string]bool {
+	keys := map[string]bool{}
+	for _, e := range cm.ManagedFields {
+		if e.Manager != ControllerName || e.Operation != metav1.ManagedFieldsOperationApply || e.FieldsV1 == nil {
+			continue
+		}
+		var fields struct {
+			Data map[string]json.RawMessage `json:"f:data"`
+		}
+		if err := json.Unmarshal(e.FieldsV1.Raw, &fields); err != nil {
+			// Unreadable: assume every key is ours, so that an apply settles it.
+			for k := range cm.Data {
+				keys["f:"+k] = true
+			}
+			return keys
+		}
+		for k := range fields.Data {
+			keys[k] = true
+		}
+	}
+	return keys
 }

@@ -6,6 +6,8 @@ import (
 	"context"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/applyconfiguration"
+	applyconfigurationcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/applyconfiguration/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions"
@@ -16,10 +18,12 @@ import (
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
 // ControllerName names the controller to the manager (--controllers) and in
@@ -50,6 +54,7 @@ type Controller struct {
 func New(client versioned.Interface, factory externalversions.SharedInformerFactory, kubeClient kubernetes.Interface, kubeFactory kubeinformers.SharedInformerFactory, recorder record.EventRecorder) (*Controller, error) {
 	informer := factory.Crddemo().V1().Mydemos()
 	configMapInformer := kubeFactory.Core().V1().ConfigMaps()
+	typeConverter := applyconfiguration.NewTypeConverter(scheme.Scheme)
 	c := &Controller{
 		client:          client,
 		kubeClient:      kubeClient,
@@ -63,14 +68,28 @@ func New(client versioned.Interface, factory externalversions.SharedInformerFact
 		DeepCopy:  (*crddemov1.Mydemo).DeepCopy,
 		Reconcile: c.Reconcile,
 		Deleted:   c.Deleted,
-		Get: func(ctx context.Context, key cache.ObjectName) (*crddemov1.Mydemo, error) {
-			return client.CrddemoV1().Mydemos(key.Namespace).Get(ctx, key.Name, metav1.GetOptions{})
-		},
-		UpdateStatus: func(ctx context.Context, obj *crddemov1.Mydemo) (*crddemov1.Mydemo, error) {
-			return client.CrddemoV1().Mydemos(obj.Namespace).UpdateStatus(ctx, obj, metav1.UpdateOptions{})
+		// Status is written by server-side apply, as field manager
+		// ControllerName, of the fields Reconcile set; see
+		// controller.StatusApply.
+		StatusApply: &controller.StatusApply[*crddemov1.Mydemo]{
+			ToTyped: func(obj *crddemov1.Mydemo) (*typed.TypedValue, error) {
+				// The type converter finds the schema by kind, which decoded
+				// objects lack; obj may be the cached object, so not on it.
+				withKind := *obj
+				withKind.TypeMeta = metav1.TypeMeta{APIVersion: "crddemo.k8s.io/v1", Kind: "Mydemo"}
+				return typeConverter.ObjectToTyped(&withKind)
+			},
+			Apply: func(ctx context.Context, obj *crddemov1.Mydemo, fields map[string]any, opts metav1.ApplyOptions) (*crddemov1.Mydemo, error) {
+				applied := &applyconfigurationcrddemov1.MydemoApplyConfiguration{}
+				if err := runtime.DefaultUnstructuredConverter.FromUnstructured(fields, applied); err != nil {
+					return nil, err
+				}
+				applied.WithName(obj.Name).WithNamespace(obj.Namespace).WithKind("Mydemo").WithAPIVersion("crddemo.k8s.io/v1")
+				return client.CrddemoV1().Mydemos(obj.Namespace).ApplyStatus(ctx, applied, opts)
+			},
+			ObservedGeneration: []string{"status", "observedGeneration"},
 		},
 		StatusEqual:           func(a, b *crddemov1.Mydemo) bool { return equality.Semantic.DeepEqual(a.Status, b.Status) },
-		CopyStatus:            func(dst, src *crddemov1.Mydemo) { src.Status.DeepCopyInto(&dst.Status) },
 		SetObservedGeneration: func(obj *crddemov1.Mydemo, generation int64) { obj.Status.ObservedGeneration = generation },
 		Recorder:              recorder,
 	})

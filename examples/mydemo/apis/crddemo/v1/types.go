@@ -13,6 +13,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // +k8s:deepcopy-gen:interfaces=k8s.io/apimachinery/pkg/runtime.Object
 // +ctrlgen:controller
 // +ctrlgen:controller:owns=core/v1.ConfigMap
+// +ctrlgen:controller:statusApply
 // +kubebuilder:resource:path=mydemos,scope=Namespaced,shortName=md
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="IP",type=string,JSONPath=`.spec.ip`
