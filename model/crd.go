@@ -136,37 +136,3 @@ type ValidationRule struct {
 	FieldPath         string  `json:"fieldPath,omitempty"`
 	OptionalOldSelf   *bool   `json:"optionalOldSelf,omitempty"`
 }
-
-// DeepCopy returns a copy sharing nothing mutable with s.
-func (s *Schema) DeepCopy() *Schema {
-	if s == nil {
-		return nil
-	}
-	c := *s
-	c.Required = append([]string(nil), s.Required...)
-	c.Enum = append([]json.RawMessage(nil), s.Enum...)
-	c.XListMapKeys = append([]string(nil), s.XListMapKeys...)
-	c.XValidations = append([]ValidationRule(nil), s.XValidations...)
-	c.Items = s.Items.DeepCopy()
-	c.AdditionalProperties = s.AdditionalProperties.DeepCopy()
-	c.AllOf = copySchemas(s.AllOf)
-	c.AnyOf = copySchemas(s.AnyOf)
-	if s.Properties != nil {
-		c.Properties = make(map[string]*Schema, len(s.Properties))
-		for k, v := range s.Properties {
-			c.Properties[k] = v.DeepCopy()
-		}
-	}
-	return &c
-}
-
-func copySchemas(in []*Schema) []*Schema {
-	if in == nil {
-		return nil
-	}
-	out := make([]*Schema, len(in))
-	for i, s := range in {
-		out[i] = s.DeepCopy()
-	}
-	return out
-}
