@@ -78,7 +78,9 @@ type SelectableField struct {
 }
 
 // Schema is an OpenAPI v3 schema as a CRD holds it, apiextensions.k8s.io/v1
-// JSONSchemaProps with the fields ctrlgen produces.
+// JSONSchemaProps with the fields ctrlgen produces. A schema is shared
+// (between the uses of a type, the CRDs' versions) once built: never
+// change one, make a new one.
 type Schema struct {
 	// Ref names the Go type the schema stands for until it is resolved;
 	// never marshalled.
