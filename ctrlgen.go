@@ -233,7 +233,10 @@ func Plan(cfg Config) (*Changes, error) {
 		SingleDirectory:       cfg.SingleDirectory,
 		ApplyConfigurations:   !cfg.NoApplyConfig,
 		ApplyConfigurationPkg: cfg.ApplyConfigurationPkg,
-		Builtin:               func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
+		NoDeepCopies: !slices.ContainsFunc(gens, func(g generators.Generator) bool {
+			return g.Name() == "deepcopy" || g.Name() == "controller"
+		}),
+		Builtin: func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
 	})
 	for _, w := range warnings {
 		fmt.Fprintln(cfg.Stderr, w)

@@ -60,6 +60,11 @@ type Options struct {
 	// is where apply configurations generated elsewhere are: the clients
 	// take those, and none are generated.
 	ApplyConfigurationPkg string
+	// NoDeepCopies leaves the deep-copy model out (model.Package.DeepCopy
+	// stays nil), and with it the loading of every package the writable
+	// packages import: for runs whose generators do not use it (only the
+	// deepcopy and controller generators do).
+	NoDeepCopies bool
 	// Builtin returns the model of a k8s.io/api package as the ctrlgen
 	// module ships its informers and listers (see Shipped), for
 	// "+ctrlgen:controller:owns=" kinds this run does not generate. Nil:
@@ -104,8 +109,10 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	for _, lp := range prog.Roots {
 		apis = append(apis, b.read(lp))
 	}
-	if err := b.prefetch(apis); err != nil {
-		return nil, nil, err
+	if !opts.NoDeepCopies {
+		if err := b.prefetch(apis); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, a := range apis {
 		p.Packages = append(p.Packages, b.pkg(p, a))
@@ -231,7 +238,9 @@ func (b *builder) pkg(p *model.Project, a *apiPackage) *model.Package {
 		if pkg.Version != nil {
 			pkg.Register = b.register(a, decls, pkg.HasRegister)
 		}
-		pkg.DeepCopy = b.deepCopy(a)
+		if !b.opts.NoDeepCopies {
+			pkg.DeepCopy = b.deepCopy(a)
+		}
 	}
 	return pkg
 }
