@@ -85,6 +85,9 @@ type listedPackage struct {
 	GoFiles    []string // absolute
 	Module     *listedModule
 	Errors     []string
+	// src holds the files' contents when already read, by path, until
+	// they are parsed.
+	src map[string][]byte
 }
 
 type listedModule struct {
@@ -329,6 +332,7 @@ func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error)
 		pkg  *Package
 		i    int
 		path string
+		src  []byte // nil: not read yet
 	}
 	var jobs []job
 	out := make([]*Package, len(listed))
@@ -348,8 +352,9 @@ func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error)
 		}
 		pkg.Files = make([]*File, len(files))
 		for i, f := range files {
-			jobs = append(jobs, job{pkg, i, f})
+			jobs = append(jobs, job{pkg, i, f, lp.src[f]})
 		}
+		lp.src = nil
 		out[n] = pkg
 	}
 	errs := make([]error, len(jobs))
@@ -362,7 +367,7 @@ func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error)
 			defer wg.Done()
 			for i := range next {
 				j := jobs[i]
-				j.pkg.Files[j.i], deferred[i], errs[i] = p.parseFile(j.pkg, j.path, roots)
+				j.pkg.Files[j.i], deferred[i], errs[i] = p.parseFile(j.pkg, j.path, j.src, roots)
 			}
 		}()
 	}
@@ -394,13 +399,14 @@ func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error)
 	return out, nil
 }
 
-// parseFile parses one file, or returns nil when the file cannot matter
-// (yet): deferred is set for a generated file of an input package that
-// only DeepCopy lookups need.
-func (p *Program) parseFile(pkg *Package, path string, root bool) (f *File, deferred bool, err error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, false, err
+// parseFile parses one file (src, or read when nil), or returns nil when
+// the file cannot matter (yet): deferred is set for a generated file of
+// an input package that only DeepCopy lookups need.
+func (p *Program) parseFile(pkg *Package, path string, src []byte, root bool) (f *File, deferred bool, err error) {
+	if src == nil {
+		if src, err = os.ReadFile(path); err != nil {
+			return nil, false, err
+		}
 	}
 	writable := root && !pkg.ReadOnly
 	if writable && p.outputs(pkg.Dir, filepath.Base(path), src) || !gengoBuilds(path, src) {

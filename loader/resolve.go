@@ -1,10 +1,14 @@
 package loader
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"go/build"
+	"go/parser"
+	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -343,22 +347,64 @@ func (r *resolver) moduleDir(modPath, version string) (string, bool) {
 
 // importDir reads the package in dir: nil, true when the directory holds
 // no Go file (go list matches no package there); false when go list
-// would report an error or something this does not mirror.
+// would report an error or something this does not mirror (cgo without
+// cgo, files a build constraint leaves out of every build here, several
+// package clauses, ...). The files are read once,
+// here, and kept for the parser.
 func (r *resolver) importDir(m modDir, importPath, dir string) (*listedPackage, bool) {
-	bp, err := r.ctx.ImportDir(dir, 0)
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		var noGo *build.NoGoError
-		if errors.As(err, &noGo) && len(bp.IgnoredGoFiles) == 0 && len(bp.InvalidGoFiles) == 0 {
-			return nil, true
+		return nil, false
+	}
+	lp := &listedPackage{Path: importPath, src: map[string][]byte{}}
+	tests, excluded := false, false
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasPrefix(name, "_") || strings.HasPrefix(name, ".") {
+			continue
 		}
-		return nil, false
+		if !e.Type().IsRegular() {
+			return nil, false
+		}
+		if strings.HasSuffix(name, "_test.go") {
+			tests = true
+			continue
+		}
+		path := filepath.Join(dir, name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, false
+		}
+		ctx := r.ctx
+		ctx.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
+		if ok, err := ctx.MatchFile(dir, name); err != nil {
+			return nil, false
+		} else if !ok {
+			excluded = true
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, src, parser.PackageClauseOnly)
+		if err != nil || f.Name.Name == "documentation" || lp.Name != "" && f.Name.Name != lp.Name ||
+			!r.ctx.CgoEnabled && bytes.Contains(src, []byte(`"C"`)) {
+			return nil, false
+		}
+		lp.Name = f.Name.Name
+		lp.GoFiles = append(lp.GoFiles, path)
+		lp.src[path] = src
 	}
-	if len(bp.InvalidGoFiles) > 0 {
+	switch {
+	case len(lp.GoFiles) > 0:
+	case excluded:
 		return nil, false
-	}
-	lp := &listedPackage{Path: importPath, Name: bp.Name}
-	for _, f := range append(slices.Clip(bp.GoFiles), bp.CgoFiles...) {
-		lp.GoFiles = append(lp.GoFiles, filepath.Join(dir, f))
+	case tests:
+		// A package of tests alone: named by them, as go/build names it.
+		bp, err := r.ctx.ImportDir(dir, 0)
+		if err != nil || len(bp.GoFiles)+len(bp.CgoFiles) > 0 {
+			return nil, false
+		}
+		lp.Name = bp.Name
+	default:
+		return nil, true
 	}
 	if m.path != "" {
 		lp.Module = &listedModule{Path: m.path, Main: m.main}
