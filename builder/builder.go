@@ -60,6 +60,11 @@ type Options struct {
 	// is where apply configurations generated elsewhere are: the clients
 	// take those, and none are generated.
 	ApplyConfigurationPkg string
+	// ExternalApplyConfigurations, as applyconfiguration-gen's
+	// --external-applyconfigurations, are the types besides meta/v1's
+	// whose apply configurations are another package's. Nil: every
+	// k8s.io/api type uses client-go's, and k8s.io/api inputs get none.
+	ExternalApplyConfigurations map[model.TypeRef]string
 	// NoDeepCopies leaves the deep-copy model out (model.Package.DeepCopy
 	// stays nil), and with it the loading of every package the writable
 	// packages import: for runs whose generators do not use it (only the
@@ -103,7 +108,11 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	case opts.ApplyConfigurations:
 		p.ApplyConfigurationsPkg = opts.OutputPkg + "/applyconfiguration"
 	}
-	p.ClientGoApplyConfiguration = b.clientGoApplyConfiguration
+	if opts.ExternalApplyConfigurations == nil {
+		p.ClientGoApplyConfiguration = b.clientGoApplyConfiguration
+	} else {
+		p.ExternalApplyConfigurations = opts.ExternalApplyConfigurations
+	}
 
 	var apis []*apiPackage
 	for _, lp := range prog.Roots {
@@ -319,7 +328,7 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 	v.InformerPkg = v.InformerGroupPkg + "/" + v.Name
 	if p.ApplyConfigurationsPkg != "" {
 		v.ApplyConfigPkg = p.ApplyConfigurationsPkg + "/" + dir + "/" + v.Name
-		if rest, ok := strings.CutPrefix(v.TypesPkg, "k8s.io/api/"); ok && !p.ApplyConfigurationsExternal {
+		if rest, ok := strings.CutPrefix(v.TypesPkg, "k8s.io/api/"); ok && !p.ApplyConfigurationsExternal && b.opts.ExternalApplyConfigurations == nil {
 			// client-go has them; they are used, not copied.
 			v.ApplyConfigPkg = clientGoApplyConfigurations + "/" + rest
 		}

@@ -87,8 +87,15 @@ func goldenInputs(t *testing.T) []surfaceInput {
 		}
 		var pkgs []string
 		noApply := false
+		var externals *string // --external-applyconfigurations, when given
 		for i := 0; i < len(args); i++ {
 			switch a := args[i]; {
+			case a == "--external-applyconfigurations":
+				i++
+				externals = &args[i]
+			case strings.HasPrefix(a, "--external-applyconfigurations="):
+				v := strings.TrimPrefix(a, "--external-applyconfigurations=")
+				externals = &v
 			case a == "--output-dir":
 				i++
 				in.Codegen.OutDir = args[i]
@@ -99,9 +106,10 @@ func goldenInputs(t *testing.T) []surfaceInput {
 				in.Codegen.PrefersProtobuf = true
 			case a == "--with-applyconfig=false":
 				noApply = true
-			case a == "--boilerplate":
+			case a == "--boilerplate", a == "--crd-dir":
+				// The header, and CRDs (YAML, not Go API).
 				i++
-			case a == "--generators" && i+1 < len(args) && args[i+1] == genrun.CodegenGenerators:
+			case a == "--generators" && i+1 < len(args) && codegensOutputs(args[i+1]):
 				// code-generator's outputs: all but the crd generator.
 				i++
 			case strings.HasPrefix(a, "-"):
@@ -123,6 +131,9 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			// ctrlgen's default is kube_codegen.sh's --with-applyconfig.
 			in.Codegen.ApplyConfig = !noApply
 			in.Codegen.ApplyConfigExternals = goldenApplyConfigExternals[name]
+			if externals != nil {
+				in.Codegen.ApplyConfigExternals = *externals
+			}
 			compare = append(compare, pkgs[0])
 		case !slices.ContainsFunc(pkgs, func(p string) bool { return !strings.HasPrefix(p, "k8s.io/api/") }):
 			// Read-only packages of k8s.io/api: clients only, with the
@@ -134,9 +145,16 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			}
 			in.Codegen.PluralExceptions = "Endpoints:Endpoints"
 			in.Codegen.PrefersProtobuf = true
-			// As Kubernetes generates client-go's clients; ctrlgen uses
-			// client-go's apply configurations for k8s.io/api too.
-			if !noApply {
+			switch {
+			case noApply:
+			case externals != nil:
+				// Apply configurations of their own, as applyconfiguration-gen
+				// writes client-go's.
+				in.Codegen.ApplyConfig = true
+				in.Codegen.ApplyConfigExternals = *externals
+			default:
+				// As Kubernetes generates client-go's clients; ctrlgen uses
+				// client-go's apply configurations for k8s.io/api too.
 				in.Codegen.ApplyConfigurationPkg = "k8s.io/client-go/applyconfigurations"
 			}
 		default:
@@ -151,6 +169,20 @@ func goldenInputs(t *testing.T) []surfaceInput {
 		}
 	}
 	return ins
+}
+
+// codegensOutputs reports whether a --generators list is what
+// code-generator writes: genrun.CodegenGenerators, with or without
+// applyconfiguration, in any order.
+func codegensOutputs(list string) bool {
+	gens := strings.Split(list, ",")
+	want := strings.Split(genrun.CodegenGenerators, ",")
+	if i := slices.Index(gens, "applyconfiguration"); i >= 0 {
+		gens = slices.Delete(gens, i, i+1)
+	}
+	slices.Sort(gens)
+	slices.Sort(want)
+	return slices.Equal(gens, want)
 }
 
 // goldenApplyConfigExternals are kube_codegen.sh's --applyconfig-externals
