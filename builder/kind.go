@@ -63,7 +63,7 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	// lister-gen reads the verbs without +genclient:noVerbs, so client-go
 	// has listers for noVerbs kinds such as policy/v1 Eviction; so do we.
 	declared := b.declaredVerbs(m)
-	k.Verbs = declared
+	k.Verbs, k.DeclaredVerbs = declared, declared
 	if markers.NoVerbs.Has(m) {
 		k.Verbs = map[model.Verb]bool{}
 	}

@@ -211,6 +211,10 @@ type Kind struct {
 	Informer bool
 	// Verbs the typed client has, in a fixed order; empty for noVerbs.
 	Verbs map[Verb]bool
+	// DeclaredVerbs are the verbs without +genclient:noVerbs, which
+	// lister-gen and applyconfiguration-gen read: client-go has a lister
+	// and apply configurations for policy/v1's Eviction.
+	DeclaredVerbs map[Verb]bool
 	// Methods are "+genclient:method=" extras.
 	Methods []*Method
 

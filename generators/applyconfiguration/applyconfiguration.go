@@ -135,7 +135,8 @@ func newGraph(p *model.Project) (*graph, error) {
 				continue
 			}
 			g.kinds[k.Type.Name] = k
-			if k.Has(model.VerbApply) || k.Has(model.VerbApplyStatus) {
+			// As applyconfiguration-gen, whatever +genclient:noVerbs says.
+			if k.DeclaredVerbs[model.VerbApply] || k.DeclaredVerbs[model.VerbApplyStatus] {
 				g.roots = append(g.roots, k)
 			}
 		}

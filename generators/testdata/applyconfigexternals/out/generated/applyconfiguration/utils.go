@@ -22,6 +22,8 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationbatchv1.RunnerSpecApplyConfiguration{}
 	case batchv1.SchemeGroupVersion.WithKind("RunnerStatus"):
 		return &applyconfigurationbatchv1.RunnerStatusApplyConfiguration{}
+	case batchv1.SchemeGroupVersion.WithKind("Trigger"):
+		return &applyconfigurationbatchv1.TriggerApplyConfiguration{}
 
 	}
 	return nil

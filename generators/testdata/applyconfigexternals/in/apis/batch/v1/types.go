@@ -38,3 +38,17 @@ type RunnerList struct {
 
 	Items []Runner `json:"items"`
 }
+
+// +genclient
+// +genclient:noVerbs
+
+// Trigger has no verbs, as policy/v1's Eviction, and still gets apply
+// configurations, as applyconfiguration-gen writes them (it reads the
+// verbs without +genclient:noVerbs).
+type Trigger struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// Reason says why.
+	Reason string `json:"reason,omitempty"`
+}

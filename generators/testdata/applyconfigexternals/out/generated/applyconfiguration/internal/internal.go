@@ -62,6 +62,21 @@ var schemaYAML = typed.YAMLObject(`types:
           elementType:
             namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Condition
           elementRelationship: atomic
+- name: com.example.applyconfigexternals.apis.batch.v1.Trigger
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
+    - name: reason
+      type:
+        scalar: string
 - name: io.k8s.api.core.v1.LocalObjectReference
   map:
     fields:

@@ -63,7 +63,8 @@ func NewClientset(objects ...runtime.Object) *Clientset {
 
 // kinds maps each resource of the clientset to its kind.
 var kinds = map[schema.GroupVersionResource]string{
-	{Group: "batch.example.com", Version: "v1", Resource: "runners"}: "Runner",
+	{Group: "batch.example.com", Version: "v1", Resource: "runners"}:  "Runner",
+	{Group: "batch.example.com", Version: "v1", Resource: "triggers"}: "Trigger",
 }
 
 // Clientset implements clientset.Interface. Meant to be embedded into a

@@ -9,3 +9,11 @@ type RunnerListerExpansion interface{}
 // RunnerNamespaceListerExpansion allows custom methods to be added to
 // RunnerNamespaceLister.
 type RunnerNamespaceListerExpansion interface{}
+
+// TriggerListerExpansion allows custom methods to be added to
+// TriggerLister.
+type TriggerListerExpansion interface{}
+
+// TriggerNamespaceListerExpansion allows custom methods to be added to
+// TriggerNamespaceLister.
+type TriggerNamespaceListerExpansion interface{}

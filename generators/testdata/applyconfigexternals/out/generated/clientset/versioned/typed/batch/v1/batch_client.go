@@ -13,6 +13,7 @@ import (
 type BatchV1Interface interface {
 	RESTClient() rest.Interface
 	RunnersGetter
+	TriggersGetter
 }
 
 // BatchV1Client is used to interact with features provided by the batch.example.com group.
@@ -22,6 +23,10 @@ type BatchV1Client struct {
 
 func (c *BatchV1Client) Runners(namespace string) RunnerInterface {
 	return newRunners(c, namespace)
+}
+
+func (c *BatchV1Client) Triggers(namespace string) TriggerInterface {
+	return newTriggers(c, namespace)
 }
 
 // NewForConfig creates a new BatchV1Client for the given config.

@@ -3,3 +3,5 @@
 package v1
 
 type RunnerExpansion interface{}
+
+type TriggerExpansion interface{}

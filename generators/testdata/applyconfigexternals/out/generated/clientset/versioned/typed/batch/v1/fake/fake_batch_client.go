@@ -16,6 +16,10 @@ func (c *FakeBatchV1) Runners(namespace string) typedbatchv1.RunnerInterface {
 	return newFakeRunners(c, namespace)
 }
 
+func (c *FakeBatchV1) Triggers(namespace string) typedbatchv1.TriggerInterface {
+	return newFakeTriggers(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeBatchV1) RESTClient() rest.Interface {
