@@ -64,6 +64,7 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 			if err != nil {
 				return nil, err
 			}
+			f.Formatted = true
 			w := &typeWriter{g: g, f: f, v: tg.v, t: t, kind: g.kinds[t.Name]}
 			if err := w.write(); err != nil {
 				return nil, fmt.Errorf("apply configuration of %s: %w", t.Name, err)
