@@ -80,6 +80,17 @@ func TestMarshalStrings(t *testing.T) {
 	}
 }
 
+// TestMarshalRefusesNaN: NaN and ±Inf are no JSON, and no YAML either
+// here, as json.Marshal refuses them.
+func TestMarshalRefusesNaN(t *testing.T) {
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		c := &model.CRD{Spec: model.CRDSpec{Versions: []model.CRDVersion{{Schema: &model.CRDValidation{OpenAPIV3Schema: &model.Schema{Maximum: &f}}}}}}
+		if _, err := Marshal(c); err == nil {
+			t.Errorf("maximum %v: no error", f)
+		}
+	}
+}
+
 // pieces are what random strings are made of: YAML indicators, words
 // that read as other types, breaks, spaces, non-ASCII and non-printable
 // characters, invalid UTF-8, long words.

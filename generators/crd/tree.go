@@ -69,10 +69,15 @@ func (o *object) int64Ptr(key string, v *int64) {
 	}
 }
 
-func (o *object) floatPtr(key string, v *float64) {
-	if v != nil {
-		o.set(key, number(*v))
+func (o *object) floatPtr(key string, v *float64) error {
+	if v == nil {
+		return nil
 	}
+	n, err := number(*v)
+	if err == nil {
+		o.set(key, n)
+	}
+	return err
 }
 
 func (o *object) raw(key string, v json.RawMessage) error {
@@ -93,13 +98,14 @@ func (o *object) node() *yamlemit.Node { return yamlemit.Mapping(o.pairs) }
 func str(s string) *yamlemit.Node { return yamlemit.String(s) }
 
 // number is a float64 as json.Marshal writes it and YAML reads it back:
-// an integer when its JSON is one.
-func number(f float64) *yamlemit.Node {
+// an integer when its JSON is one. NaN and ±Inf are not JSON: an error,
+// as from json.Marshal.
+func number(f float64) (*yamlemit.Node, error) {
 	j, err := json.Marshal(f)
 	if err != nil {
-		return yamlemit.Float(f) // not JSON either (NaN, ±Inf)
+		return nil, err
 	}
-	return jsonNumber(json.Number(j))
+	return jsonNumber(json.Number(j)), nil
 }
 
 func jsonNumber(n json.Number) *yamlemit.Node {
@@ -253,9 +259,15 @@ func schemaNode(s *model.Schema) (*yamlemit.Node, error) {
 	if err := o.raw("default", s.Default); err != nil {
 		return nil, err
 	}
-	o.floatPtr("maximum", s.Maximum)
+	for _, f := range []struct {
+		key string
+		v   *float64
+	}{{"maximum", s.Maximum}, {"minimum", s.Minimum}, {"multipleOf", s.MultipleOf}} {
+		if err := o.floatPtr(f.key, f.v); err != nil {
+			return nil, err
+		}
+	}
 	o.flag("exclusiveMaximum", s.ExclusiveMaximum)
-	o.floatPtr("minimum", s.Minimum)
 	o.flag("exclusiveMinimum", s.ExclusiveMinimum)
 	o.int64Ptr("maxLength", s.MaxLength)
 	o.int64Ptr("minLength", s.MinLength)
@@ -263,7 +275,6 @@ func schemaNode(s *model.Schema) (*yamlemit.Node, error) {
 	o.int64Ptr("maxItems", s.MaxItems)
 	o.int64Ptr("minItems", s.MinItems)
 	o.flag("uniqueItems", s.UniqueItems)
-	o.floatPtr("multipleOf", s.MultipleOf)
 	if len(s.Enum) > 0 {
 		items := make([]*yamlemit.Node, len(s.Enum))
 		for i, e := range s.Enum {
