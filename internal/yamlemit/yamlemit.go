@@ -21,11 +21,11 @@ import (
 // A Node is a mapping, a sequence or a scalar.
 type Node struct {
 	kind  kind
-	value string    // a scalar's text
-	style style     // a scalar's requested style
-	an    analysis  // the scalar's, once analyzed
-	done  bool      // analyzed
-	pairs []Pair    // a mapping's, in order
+	value string   // a scalar's text
+	style style    // a scalar's requested style
+	an    analysis // the scalar's, once analyzed
+	done  bool     // analyzed
+	pairs []Pair   // a mapping's, in order
 	items []*Node
 }
 
