@@ -82,6 +82,13 @@ type Config struct {
 	// NoApplyConfig turns the apply configurations off: none are
 	// generated and the typed clients have no Apply methods.
 	NoApplyConfig bool
+	// ExternalApplyConfigurations, as applyconfiguration-gen's
+	// --external-applyconfigurations, are the types (besides the meta/v1
+	// ones, always client-go's) whose apply configurations are in another
+	// package, by type. When nil, k8s.io/api types use client-go's, and
+	// k8s.io/api inputs get none generated; when not (even empty), they
+	// are generated like any input's.
+	ExternalApplyConfigurations map[model.TypeRef]string
 	// ApplyConfigurationPkg, as client-gen's --apply-configuration-package,
 	// is the import path of apply configurations generated elsewhere: the
 	// typed clients' Apply methods take them, and none are generated.
@@ -211,6 +218,9 @@ func Plan(cfg Config) (*Changes, error) {
 	if cfg.NoApplyConfig && slices.Contains(cfg.Generators, "applyconfiguration") {
 		return nil, errors.New("--with-applyconfig=false turns the applyconfiguration generator off; leave it out of --generators")
 	}
+	if cfg.ExternalApplyConfigurations != nil && (cfg.NoApplyConfig || cfg.ApplyConfigurationPkg != "") {
+		return nil, errors.New("--external-applyconfigurations says where the generated apply configurations find others': with --with-applyconfig=false or --apply-configuration-package none are generated")
+	}
 	if len(cfg.Patterns) == 0 {
 		return nil, errors.New("no API packages given")
 	}
@@ -241,11 +251,15 @@ func Plan(cfg Config) (*Changes, error) {
 		PluralExceptions: cfg.PluralExceptions,
 		PrefersProtobuf:  cfg.PrefersProtobuf,
 
-		VersionedClientsetPkg: cfg.VersionedClientsetPkg,
-		SingleDirectory:       cfg.SingleDirectory,
-		ApplyConfigurations:   !cfg.NoApplyConfig,
-		ApplyConfigurationPkg: cfg.ApplyConfigurationPkg,
-		Builtin:               func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
+		VersionedClientsetPkg:       cfg.VersionedClientsetPkg,
+		SingleDirectory:             cfg.SingleDirectory,
+		ApplyConfigurations:         !cfg.NoApplyConfig,
+		ApplyConfigurationPkg:       cfg.ApplyConfigurationPkg,
+		ExternalApplyConfigurations: cfg.ExternalApplyConfigurations,
+		NoDeepCopies: !slices.ContainsFunc(gens, func(g generators.Generator) bool {
+			return g.Name() == "deepcopy" || g.Name() == "controller"
+		}),
+		Builtin: func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
 	})
 	for _, w := range warnings {
 		fmt.Fprintln(cfg.Stderr, w)

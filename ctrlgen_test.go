@@ -12,6 +12,7 @@ import (
 	"github.com/ctrlgen/ctrlgen"
 	"github.com/ctrlgen/ctrlgen/builder"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
+	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // kubeAPIModule is a module that requires k8s.io/api, the input of the
@@ -117,6 +118,19 @@ func TestApplyConfigurationFlagsConflict(t *testing.T) {
 		cfg.Dir, cfg.Patterns, cfg.OutputDir = t.TempDir(), []string{"./apis/..."}, "generated"
 		cfg.Generators = []string{"applyconfiguration", "clientset"}
 		if _, err := ctrlgen.Plan(cfg); err == nil || !strings.Contains(err.Error(), "leave it out of --generators") {
+			t.Errorf("%+v: error %v", cfg, err)
+		}
+	}
+}
+
+// TestExternalApplyConfigurationsNeedGenerated: the mapping says where
+// generated apply configurations find others'; without any generated,
+// giving it is an error, not a flag quietly ignored.
+func TestExternalApplyConfigurationsNeedGenerated(t *testing.T) {
+	for _, cfg := range []ctrlgen.Config{{ApplyConfigurationPkg: "example.com/ac"}, {NoApplyConfig: true}} {
+		cfg.Dir, cfg.Patterns, cfg.OutputDir = t.TempDir(), []string{"./apis/..."}, "generated"
+		cfg.ExternalApplyConfigurations = map[model.TypeRef]string{}
+		if _, err := ctrlgen.Plan(cfg); err == nil || !strings.Contains(err.Error(), "--external-applyconfigurations") {
 			t.Errorf("%+v: error %v", cfg, err)
 		}
 	}

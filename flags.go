@@ -1,10 +1,13 @@
 package ctrlgen
 
 import (
+	"encoding/csv"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // ParseArgs reads a command line: flags and packages, in any order.
@@ -29,6 +32,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.VersionedClientsetPkg, "versioned-clientset-package", "", "as informer-gen's: import path of an existing clientset the informers and controllers use, e.g. k8s.io/client-go/kubernetes; no clientset is generated (leave clientset out of --generators)")
 	fs.BoolVar(&cfg.SingleDirectory, "single-directory", false, "as informer-gen's: write the informers to <output-dir>/informers, without the externalversions directory, as k8s.io/client-go/informers")
 	withApplyConfig := fs.Bool("with-applyconfig", true, "generate apply configurations under <output-dir>/applyconfiguration and give the typed clients Apply and ApplyStatus, as kube_codegen.sh --with-applyconfig; =false for neither")
+	externals := fs.String("external-applyconfigurations", "", "as applyconfiguration-gen's: comma-separated <type package>.<Type>:<apply configuration package> entries, the only types besides meta/v1's (always client-go's) whose apply configurations are elsewhere, e.g. k8s.io/api/core/v1.PodSpec:k8s.io/client-go/applyconfigurations/core/v1. Without it, every k8s.io/api type uses client-go's, and k8s.io/api inputs get none generated; given, even empty, k8s.io/api inputs get theirs like any input")
 	fs.StringVar(&cfg.ApplyConfigurationPkg, "apply-configuration-package", "", "as client-gen's: import path of apply configurations generated elsewhere; the typed clients' Apply methods take them and none are generated (leave applyconfiguration out of --generators)")
 	fs.BoolVar(&cfg.ListMarkers, "markers", false, "list the markers ctrlgen reads, and exit")
 	// Flags may follow packages: parse, take the package, parse the rest.
@@ -46,6 +50,12 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	if cfg.NoApplyConfig && cfg.ApplyConfigurationPkg != "" {
 		return cfg, fmt.Errorf("--with-applyconfig=false and --apply-configuration-package %s: the typed clients either have Apply or not", cfg.ApplyConfigurationPkg)
 	}
+	if isSet(fs, "external-applyconfigurations") {
+		var err error
+		if cfg.ExternalApplyConfigurations, err = parseExternalApplyConfigurations(*externals); err != nil {
+			return cfg, fmt.Errorf("--external-applyconfigurations: %w", err)
+		}
+	}
 	if *generators != "" {
 		cfg.Generators = strings.Split(*generators, ",")
 	}
@@ -62,6 +72,35 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// parseExternalApplyConfigurations reads applyconfiguration-gen's
+// --external-applyconfigurations: comma-separated (CSV)
+// <package>.<Type>:<apply configuration package> entries, the package and
+// type split at the last dot. The meta/v1 types client-go has apply
+// configurations for are always mapped, and may not be named again.
+func parseExternalApplyConfigurations(value string) (map[model.TypeRef]string, error) {
+	out := map[model.TypeRef]string{}
+	if value == "" {
+		return out, nil
+	}
+	entries, err := csv.NewReader(strings.NewReader(value)).Read()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		typ, pkg, ok := strings.Cut(e, ":")
+		dot := strings.LastIndex(typ, ".")
+		if !ok || strings.Contains(pkg, ":") || pkg == "" || dot <= 0 || dot == len(typ)-1 {
+			return nil, fmt.Errorf("%q is not <package>.<Type>:<apply configuration package>, e.g. k8s.io/api/core/v1.PodSpec:k8s.io/client-go/applyconfigurations/core/v1", e)
+		}
+		ref := model.TypeRef{Pkg: typ[:dot], Name: typ[dot+1:]}
+		if _, dup := out[ref]; dup || model.MetaApplyConfigurations[ref] != "" {
+			return nil, fmt.Errorf("%s.%s is named twice (meta/v1's %s is always client-go's)", ref.Pkg, ref.Name, ref.Name)
+		}
+		out[ref] = pkg
+	}
+	return out, nil
 }
 
 // isSet reports whether the flag called name was given, even empty.

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ctrlgen/ctrlgen/model"
 )
 
 func TestParseArgs(t *testing.T) {
@@ -41,6 +43,28 @@ func TestParseArgs(t *testing.T) {
 	}
 	if _, err := ParseArgs([]string{"--with-applyconfig=false", "--apply-configuration-package", "example.com/ac", "./a"}, io.Discard); err == nil {
 		t.Error("--with-applyconfig=false with --apply-configuration-package: no error")
+	}
+	// As applyconfiguration-gen's: CSV of <package>.<Type>:<package>; given
+	// empty, an empty map (the automatic k8s.io/api mapping off), and not
+	// given, nil (on).
+	if cfg, err := ParseArgs([]string{"--external-applyconfigurations", "k8s.io/api/core/v1.PodSpec:k8s.io/client-go/applyconfigurations/core/v1,example.com/x/v1.T:example.com/ac/x/v1", "./a"}, io.Discard); err != nil ||
+		!reflect.DeepEqual(cfg.ExternalApplyConfigurations, map[model.TypeRef]string{
+			{Pkg: "k8s.io/api/core/v1", Name: "PodSpec"}: "k8s.io/client-go/applyconfigurations/core/v1",
+			{Pkg: "example.com/x/v1", Name: "T"}:         "example.com/ac/x/v1",
+		}) {
+		t.Errorf("--external-applyconfigurations: %+v, %v", cfg.ExternalApplyConfigurations, err)
+	}
+	if cfg, err := ParseArgs([]string{"--external-applyconfigurations=", "./a"}, io.Discard); err != nil || cfg.ExternalApplyConfigurations == nil || len(cfg.ExternalApplyConfigurations) != 0 {
+		t.Errorf(`--external-applyconfigurations="": %#v, %v; want an empty map`, cfg.ExternalApplyConfigurations, err)
+	}
+	if cfg, err := ParseArgs([]string{"./a"}, io.Discard); err != nil || cfg.ExternalApplyConfigurations != nil {
+		t.Errorf("no --external-applyconfigurations: %#v, %v; want nil", cfg.ExternalApplyConfigurations, err)
+	}
+	for _, bad := range []string{"k8s.io/api/core/v1.PodSpec", "PodSpec:x", "k8s.io/api/core/v1.:x", "a.B:c:d",
+		"k8s.io/apimachinery/pkg/apis/meta/v1.ObjectMeta:k8s.io/client-go/applyconfigurations/meta/v1", "a.B:c,a.B:d"} {
+		if _, err := ParseArgs([]string{"--external-applyconfigurations", bad, "./a"}, io.Discard); err == nil {
+			t.Errorf("--external-applyconfigurations %s: no error", bad)
+		}
 	}
 	if cfg, err := ParseArgs([]string{"--markers"}, io.Discard); err != nil || !cfg.ListMarkers {
 		t.Errorf("--markers: %+v, %v", cfg, err)

@@ -60,6 +60,16 @@ type Options struct {
 	// is where apply configurations generated elsewhere are: the clients
 	// take those, and none are generated.
 	ApplyConfigurationPkg string
+	// ExternalApplyConfigurations, as applyconfiguration-gen's
+	// --external-applyconfigurations, are the types besides meta/v1's
+	// whose apply configurations are another package's. Nil: every
+	// k8s.io/api type uses client-go's, and k8s.io/api inputs get none.
+	ExternalApplyConfigurations map[model.TypeRef]string
+	// NoDeepCopies leaves the deep-copy model out (model.Package.DeepCopy
+	// stays nil), and with it the loading of every package the writable
+	// packages import: for runs whose generators do not use it (only the
+	// deepcopy and controller generators do).
+	NoDeepCopies bool
 	// Builtin returns the model of a k8s.io/api package as the ctrlgen
 	// module ships its informers and listers (see Shipped), for
 	// "+ctrlgen:controller:owns=" kinds this run does not generate. Nil:
@@ -98,14 +108,20 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	case opts.ApplyConfigurations:
 		p.ApplyConfigurationsPkg = opts.OutputPkg + "/applyconfiguration"
 	}
-	p.ClientGoApplyConfiguration = b.clientGoApplyConfiguration
+	if opts.ExternalApplyConfigurations == nil {
+		p.ClientGoApplyConfiguration = b.clientGoApplyConfiguration
+	} else {
+		p.ExternalApplyConfigurations = opts.ExternalApplyConfigurations
+	}
 
 	var apis []*apiPackage
 	for _, lp := range prog.Roots {
 		apis = append(apis, b.read(lp))
 	}
-	if err := b.prefetch(apis); err != nil {
-		return nil, nil, err
+	if !opts.NoDeepCopies {
+		if err := b.prefetch(apis); err != nil {
+			return nil, nil, err
+		}
 	}
 	for _, a := range apis {
 		p.Packages = append(p.Packages, b.pkg(p, a))
@@ -250,7 +266,9 @@ func (b *builder) pkg(p *model.Project, a *apiPackage) *model.Package {
 		if pkg.Version != nil {
 			pkg.Register = b.register(a, decls, pkg.HasRegister)
 		}
-		pkg.DeepCopy = b.deepCopy(a)
+		if !b.opts.NoDeepCopies {
+			pkg.DeepCopy = b.deepCopy(a)
+		}
 	}
 	return pkg
 }
@@ -329,7 +347,7 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 	v.InformerPkg = v.InformerGroupPkg + "/" + v.Name
 	if p.ApplyConfigurationsPkg != "" {
 		v.ApplyConfigPkg = p.ApplyConfigurationsPkg + "/" + dir + "/" + v.Name
-		if rest, ok := strings.CutPrefix(v.TypesPkg, "k8s.io/api/"); ok && !p.ApplyConfigurationsExternal {
+		if rest, ok := strings.CutPrefix(v.TypesPkg, "k8s.io/api/"); ok && !p.ApplyConfigurationsExternal && b.opts.ExternalApplyConfigurations == nil {
 			// client-go has them; they are used, not copied.
 			v.ApplyConfigPkg = clientGoApplyConfigurations + "/" + rest
 		}

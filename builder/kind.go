@@ -63,7 +63,7 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	// lister-gen reads the verbs without +genclient:noVerbs, so client-go
 	// has listers for noVerbs kinds such as policy/v1 Eviction; so do we.
 	declared := b.declaredVerbs(m)
-	k.Verbs = declared
+	k.Verbs, k.DeclaredVerbs = declared, declared
 	if markers.NoVerbs.Has(m) {
 		k.Verbs = map[model.Verb]bool{}
 	}
@@ -205,6 +205,12 @@ func (b *builder) methods(m markers.Set, a *apiPackage, k *model.Kind) []*model.
 		}
 		if method.Verb == model.VerbApply && k.Version.ApplyConfigPkg != "" {
 			method.InputApplyConfig = b.applyConfigOf(method.Input)
+			typ, err := b.graph.Named(method.Input.Pkg, method.Input.Name)
+			if err != nil {
+				b.errorf(mv.Pos, "input of %s: %v", spec.Name, err)
+			}
+			method.InputType = typ
+			method.InputByName = spec.Input.Name != "" && spec.Input.Pkg == ""
 		}
 		out = append(out, method)
 	}
@@ -214,10 +220,11 @@ func (b *builder) methods(m markers.Set, a *apiPackage, k *model.Kind) []*model.
 // applyConfigOf names the apply configuration of t, where client-gen
 // looks for it: in the apply configurations' tree, under t's group
 // directory and version. Generated apply configurations use client-go's
-// for k8s.io/api types, and so does an apply method taking one.
+// for k8s.io/api types (unless --external-applyconfigurations says
+// otherwise), and so does an apply method taking one.
 func (b *builder) applyConfigOf(t model.TypeRef) model.TypeRef {
 	name := t.Name + "ApplyConfiguration"
-	if rest, ok := strings.CutPrefix(t.Pkg, "k8s.io/api/"); ok && b.opts.ApplyConfigurationPkg == "" {
+	if rest, ok := strings.CutPrefix(t.Pkg, "k8s.io/api/"); ok && b.opts.ApplyConfigurationPkg == "" && b.opts.ExternalApplyConfigurations == nil {
 		return model.TypeRef{Pkg: "k8s.io/client-go/applyconfigurations/" + rest, Name: name}
 	}
 	root := b.opts.ApplyConfigurationPkg

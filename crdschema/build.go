@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/loader"
@@ -30,6 +33,9 @@ type Options struct {
 // paths, loaded in prog), sorted by file: of every type that embeds
 // metav1.TypeMeta and metav1.ObjectMeta in a package with +groupName.
 func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, error) {
+	if err := prefetchImports(prog, roots); err != nil {
+		return nil, err
+	}
 	x := &index{prog: prog, pkgs: map[string]*pkgInfo{}}
 	s := &schemas{x: x, raw: map[model.TypeRef]*model.Schema{}, flat: map[model.TypeRef]*model.Schema{}}
 	type version struct {
@@ -86,14 +92,16 @@ func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, er
 		sort.SliceStable(vs, func(i, j int) bool { return vs[i].name < vs[j].name })
 		crd := newCRD(k[0], k[1], opts, vs[0].t)
 		for _, v := range vs {
-			root := s.resolved(model.TypeRef{Pkg: v.t.pkg.path, Name: v.t.name}).DeepCopy()
 			var errs []error
-			flattenAllOf(root, &errs)
+			root := flattenAllOf(s.resolved(model.TypeRef{Pkg: v.t.pkg.path, Name: v.t.name}), &errs)
 			for _, e := range errs {
 				s.errorf(at(v.t), "%s: %v", v.t.name, e)
 			}
 			if _, ok := root.Properties["metadata"]; ok {
-				root.Properties["metadata"] = &model.Schema{Type: "object"}
+				r := *root
+				r.Properties = maps.Clone(root.Properties)
+				r.Properties["metadata"] = &model.Schema{Type: "object"}
+				root = &r
 			}
 			for _, e := range structural(root) {
 				s.errorf(at(v.t), "the schema of %s %s is not structural, the apiserver would reject it: %v", v.name, v.t.name, e)
@@ -136,6 +144,25 @@ func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, er
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// prefetchImports tells prog which packages the schemas will look into
+// first: those the roots import.
+func prefetchImports(prog *loader.Program, roots []string) error {
+	var paths []string
+	for _, r := range prog.Roots {
+		if !slices.Contains(roots, r.Path) {
+			continue
+		}
+		for _, f := range r.Files {
+			for _, imp := range f.Syntax.Imports {
+				if p, err := strconv.Unquote(imp.Path.Value); err == nil {
+					paths = append(paths, p)
+				}
+			}
+		}
+	}
+	return prog.Prefetch(paths)
 }
 
 func dedupe(errs []error) []error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/ctrlgen/ctrlgen/model"
@@ -12,7 +13,9 @@ import (
 // resolved returns the schema of the named type with every reference
 // replaced by the referenced type's schema, as controller-gen's Flattener:
 // a use of a type becomes allOf[the type, what the use adds], with the
-// use's description winning over the type's.
+// use's description winning over the type's. Schemas are never changed
+// once built, so the result shares the types' schemas (and is shared by
+// every use): flattenAllOf makes new nodes where it merges.
 func (s *schemas) resolved(ref model.TypeRef) *model.Schema {
 	if sc, ok := s.flat[ref]; ok {
 		if sc == nil {
@@ -30,8 +33,7 @@ func (s *schemas) resolved(ref model.TypeRef) *model.Schema {
 		raw = s.typeSchema(t)
 	}
 	s.flat[ref] = nil
-	sc := raw.DeepCopy()
-	s.resolveRefs(sc)
+	sc := s.resolveRefs(raw)
 	s.flat[ref] = sc
 	return sc
 }
@@ -44,28 +46,70 @@ func (s *schemas) typeOf(ref model.TypeRef) (*typeInfo, error) {
 	return typeIn(p, ref.Name)
 }
 
-// resolveRefs replaces references within sc, in place.
-func (s *schemas) resolveRefs(sc *model.Schema) {
+// resolveRefs returns sc with its references replaced: sc itself when it
+// has none, otherwise new nodes down to them.
+func (s *schemas) resolveRefs(sc *model.Schema) *model.Schema {
 	if sc.Ref != nil {
-		target := s.resolved(*sc.Ref).DeepCopy()
-		*sc = *preserveFields(target, sc)
-		return
+		return preserveFields(s.resolved(*sc.Ref), sc)
 	}
+	out := *sc
+	changed := false
 	if sc.Items != nil {
-		s.resolveRefs(sc.Items)
+		out.Items = s.resolveRefs(sc.Items)
+		changed = out.Items != sc.Items
 	}
-	for _, c := range sc.AllOf {
-		s.resolveRefs(c)
-	}
-	for _, c := range sc.AnyOf {
-		s.resolveRefs(c)
-	}
-	for _, c := range sc.Properties {
-		s.resolveRefs(c)
-	}
+	var c bool
+	out.AllOf, c = mapSchemas(sc.AllOf, s.resolveRefs)
+	changed = changed || c
+	out.AnyOf, c = mapSchemas(sc.AnyOf, s.resolveRefs)
+	changed = changed || c
+	out.Properties, c = mapProperties(sc.Properties, s.resolveRefs)
+	changed = changed || c
 	if sc.AdditionalProperties != nil {
-		s.resolveRefs(sc.AdditionalProperties)
+		out.AdditionalProperties = s.resolveRefs(sc.AdditionalProperties)
+		changed = changed || out.AdditionalProperties != sc.AdditionalProperties
 	}
+	if !changed {
+		return sc
+	}
+	return &out
+}
+
+// mapSchemas applies f to each schema; the same slice when f changes none.
+func mapSchemas(in []*model.Schema, f func(*model.Schema) *model.Schema) ([]*model.Schema, bool) {
+	var out []*model.Schema
+	for i, c := range in {
+		n := f(c)
+		if n != c && out == nil {
+			out = slices.Clone(in)
+		}
+		if out != nil {
+			out[i] = n
+		}
+	}
+	if out == nil {
+		return in, false
+	}
+	return out, true
+}
+
+// mapProperties applies f to each property; the same map when f changes
+// none.
+func mapProperties(in map[string]*model.Schema, f func(*model.Schema) *model.Schema) (map[string]*model.Schema, bool) {
+	var out map[string]*model.Schema
+	for k, c := range in {
+		n := f(c)
+		if n != c {
+			if out == nil {
+				out = maps.Clone(in)
+			}
+			out[k] = n
+		}
+	}
+	if out == nil {
+		return in, false
+	}
+	return out, true
 }
 
 // preserveFields is controller-gen's: the type's schema and the use's,
@@ -92,28 +136,54 @@ func preserveFields(dst, use *model.Schema) *model.Schema {
 }
 
 // flattenAllOf merges every allOf into its parent, top down, as
-// controller-gen's FlattenEmbedded.
-func flattenAllOf(sc *model.Schema, errs *[]error) {
-	orig := sc.AllOf
-	sc.AllOf = nil
-	for _, e := range orig {
-		mergeInto(sc, e, errs)
+// controller-gen's FlattenEmbedded, without changing sc: the result is
+// new where anything merged and shares what did not.
+func flattenAllOf(sc *model.Schema, errs *[]error) *model.Schema {
+	f := flattener{errs: errs, done: map[*model.Schema]*model.Schema{}}
+	return f.flatten(sc)
+}
+
+type flattener struct {
+	errs *[]error
+	// done are the schemas flattened so far, shared ones once.
+	done map[*model.Schema]*model.Schema
+}
+
+func (f *flattener) flatten(sc *model.Schema) *model.Schema {
+	if r, ok := f.done[sc]; ok {
+		return r
 	}
-	if sc.Items != nil {
-		flattenAllOf(sc.Items, errs)
+	out := *sc
+	changed := len(sc.AllOf) > 0
+	if changed {
+		out.AllOf = nil
+		for _, e := range sc.AllOf {
+			mergeInto(&out, e, f.errs)
+		}
 	}
-	for _, c := range sc.AllOf {
-		flattenAllOf(c, errs)
+	if out.Items != nil {
+		items := f.flatten(out.Items)
+		changed = changed || items != out.Items
+		out.Items = items
 	}
-	for _, c := range sc.AnyOf {
-		flattenAllOf(c, errs)
+	var c bool
+	out.AllOf, c = mapSchemas(out.AllOf, f.flatten)
+	changed = changed || c
+	out.AnyOf, c = mapSchemas(out.AnyOf, f.flatten)
+	changed = changed || c
+	out.Properties, c = mapProperties(out.Properties, f.flatten)
+	changed = changed || c
+	if out.AdditionalProperties != nil {
+		ap := f.flatten(out.AdditionalProperties)
+		changed = changed || ap != out.AdditionalProperties
+		out.AdditionalProperties = ap
 	}
-	for _, c := range sc.Properties {
-		flattenAllOf(c, errs)
+	r := sc
+	if changed {
+		r = &out
 	}
-	if sc.AdditionalProperties != nil {
-		flattenAllOf(sc.AdditionalProperties, errs)
-	}
+	f.done[sc] = r
+	return r
 }
 
 // mergeInto is controller-gen's flattenAllOfInto: src's fields go into
@@ -211,7 +281,7 @@ func mergeInto(dst, src *model.Schema, errs *[]error) {
 		dst.Enum = append([]json.RawMessage(nil), src.Enum...)
 	}
 	if len(src.Required) > 0 {
-		dst.Required = append(dst.Required, src.Required...)
+		dst.Required = slices.Concat(dst.Required, src.Required)
 	}
 	if src.Items != nil {
 		if dst.Items == nil {
@@ -228,23 +298,27 @@ func mergeInto(dst, src *model.Schema, errs *[]error) {
 		}
 	}
 	if len(src.Properties) > 0 {
-		if dst.Properties == nil {
-			dst.Properties = src.Properties
-		} else {
-			for k, v := range src.Properties {
-				if d, ok := dst.Properties[k]; ok {
-					mergeInto(d, v, errs)
-				} else {
-					dst.Properties[k] = v
-				}
+		// dst is new, but its properties may be another schema's.
+		props := make(map[string]*model.Schema, len(dst.Properties)+len(src.Properties))
+		maps.Copy(props, dst.Properties)
+		for k, v := range src.Properties {
+			if d, ok := props[k]; ok {
+				merged := *d
+				mergeInto(&merged, v, errs)
+				props[k] = &merged
+			} else {
+				props[k] = v
 			}
 		}
+		dst.Properties = props
 	}
 	if src.AdditionalProperties != nil {
 		if dst.AdditionalProperties == nil {
 			dst.AdditionalProperties = src.AdditionalProperties
 		} else {
-			mergeInto(dst.AdditionalProperties, src.AdditionalProperties, errs)
+			merged := *dst.AdditionalProperties
+			mergeInto(&merged, src.AdditionalProperties, errs)
+			dst.AdditionalProperties = &merged
 		}
 	}
 	if src.XPreserveUnknownFields != nil {
@@ -263,7 +337,7 @@ func mergeInto(dst, src *model.Schema, errs *[]error) {
 		dst.XValidations = append(append([]model.ValidationRule(nil), src.XValidations...), dst.XValidations...)
 	}
 	if hoisted {
-		dst.AllOf = append(dst.AllOf, &dstRem, &srcRem)
+		dst.AllOf = append(slices.Clip(dst.AllOf), &dstRem, &srcRem)
 	}
 	if len(dst.Required) > 0 {
 		req := slices.Clone(dst.Required)

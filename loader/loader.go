@@ -1,8 +1,10 @@
 // Package loader finds and parses Go packages without type-checking them.
 //
-// One `go list -find` (golang.org/x/tools/go/packages with NeedName,
-// NeedFiles and NeedModule) resolves the input patterns; go/parser then
-// reads only the files that can hold markers or type declarations.
+// The input patterns are resolved as `go list -find` resolves them: by
+// reading go.mod and the directories (resolve.go), or, when that cannot
+// be sure of go list's answer, by go list itself (golang.org/x/tools/go/packages
+// with NeedName, NeedFiles and NeedModule); go/parser then reads only the
+// files that can hold markers or type declarations.
 // Packages the inputs import are listed and parsed only when a deep-copy
 // generator needs one of their types (Program.Lookup), so read-only inputs
 // such as k8s.io/api never cost more than a parse of their own types.
@@ -69,10 +71,28 @@ type Program struct {
 
 	outputs func(pkgDir, file string, src []byte) bool
 
-	dir    string
-	mu     sync.Mutex
-	listed map[string]*packages.Package
-	parsed map[string]*Package
+	dir      string
+	resolver *resolver // nil: go list finds every package
+	mu       sync.Mutex
+	listed   map[string]*listedPackage
+	parsed   map[string]*Package
+	hinted   []string // prefetched paths the resolver has not been asked about
+}
+
+// listedPackage is what the loader needs of a package go list describes.
+type listedPackage struct {
+	Path, Name string
+	GoFiles    []string // absolute
+	Module     *listedModule
+	Errors     []string
+	// src holds the files' contents when already read, by path, until
+	// they are parsed.
+	src map[string][]byte
+}
+
+type listedModule struct {
+	Path string
+	Main bool
 }
 
 // Config says what to load.
@@ -97,13 +117,16 @@ func Load(cfg Config) (*Program, error) {
 		Fset:    token.NewFileSet(),
 		outputs: cfg.Output,
 		dir:     dir,
-		listed:  map[string]*packages.Package{},
+		listed:  map[string]*listedPackage{},
 		parsed:  map[string]*Package{},
+	}
+	if p.resolver, err = newResolver(dir); err != nil {
+		return nil, err
 	}
 	if p.outputs == nil {
 		p.outputs = func(string, string, []byte) bool { return false }
 	}
-	listed, err := p.list(cfg.Patterns)
+	listed, err := p.load(cfg.Patterns)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +136,7 @@ func Load(cfg Config) (*Program, error) {
 	var errs []error
 	for _, lp := range listed {
 		for _, e := range lp.Errors {
-			errs = append(errs, fmt.Errorf("%s: %s", lp.PkgPath, e.Msg))
+			errs = append(errs, fmt.Errorf("%s: %s", lp.Path, e))
 		}
 	}
 	if len(errs) > 0 {
@@ -125,36 +148,127 @@ func Load(cfg Config) (*Program, error) {
 	return p, nil
 }
 
-func (p *Program) list(paths []string) ([]*packages.Package, error) {
-	listed, err := packages.Load(&packages.Config{Mode: listMode, Dir: p.dir}, paths...)
+// load resolves patterns: each the resolver is sure of by itself, the
+// others in one go list.
+func (p *Program) load(patterns []string) ([]*listedPackage, error) {
+	var out []*listedPackage
+	var rest []string
+	seen := map[string]bool{}
+	for _, pat := range patterns {
+		var pkgs []*listedPackage
+		ok := false
+		if p.resolver != nil {
+			pkgs, ok = p.resolver.pattern(pat)
+		}
+		if !ok {
+			rest = append(rest, pat)
+			continue
+		}
+		for _, lp := range pkgs {
+			if !seen[lp.Path] {
+				seen[lp.Path] = true
+				out = append(out, lp)
+			}
+		}
+	}
+	if len(rest) > 0 {
+		listed, err := p.goList(rest)
+		if err != nil {
+			return nil, err
+		}
+		for _, lp := range listed {
+			if !seen[lp.Path] {
+				seen[lp.Path] = true
+				out = append(out, lp)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	p.remember(out)
+	return out, nil
+}
+
+// goList asks go list about patterns.
+func (p *Program) goList(patterns []string) ([]*listedPackage, error) {
+	listed, err := packages.Load(&packages.Config{Mode: listMode, Dir: p.dir}, patterns...)
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(listed, func(i, j int) bool { return listed[i].PkgPath < listed[j].PkgPath })
+	out := make([]*listedPackage, len(listed))
+	for i, lp := range listed {
+		out[i] = &listedPackage{Path: lp.PkgPath, Name: lp.Name, GoFiles: lp.GoFiles}
+		if lp.Module != nil {
+			out[i].Module = &listedModule{Path: lp.Module.Path, Main: lp.Module.Main}
+		}
+		for _, e := range lp.Errors {
+			out[i].Errors = append(out[i].Errors, e.Msg)
+		}
+	}
+	return out, nil
+}
+
+func (p *Program) remember(listed []*listedPackage) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, lp := range listed {
-		p.listed[lp.PkgPath] = lp
+		p.listed[lp.Path] = lp
 	}
-	return listed, nil
 }
 
-// Prefetch lists the packages not yet known among paths in one go, so that
-// later Lookups of them need no `go list` of their own.
+// Prefetch says that paths will be looked up, so that those go list has
+// to find are found in one go: at once without the resolver, and with it
+// along with the first one it cannot find itself (it finds the others
+// when they are looked up, and those never looked up cost nothing).
 func (p *Program) Prefetch(paths []string) error {
 	var missing []string
 	p.mu.Lock()
 	for _, path := range paths {
-		if _, ok := p.listed[path]; !ok && path != "C" && path != "unsafe" {
+		if _, ok := p.listed[path]; !ok && path != "C" && path != "unsafe" && !slices.Contains(missing, path) {
 			missing = append(missing, path)
 		}
+	}
+	if p.resolver != nil {
+		p.hinted = append(p.hinted, missing...)
+		missing = nil
 	}
 	p.mu.Unlock()
 	if len(missing) == 0 {
 		return nil
 	}
-	_, err := p.list(missing)
-	return err
+	listed, err := p.goList(missing)
+	if err != nil {
+		return err
+	}
+	p.remember(listed)
+	return nil
+}
+
+// find lists path: by the resolver or, when it cannot, by go list, with
+// the prefetched paths not listed yet.
+func (p *Program) find(path string) (*listedPackage, error) {
+	if p.resolver != nil {
+		if lp, ok := p.resolver.importPath(path); ok {
+			p.remember([]*listedPackage{lp})
+			return lp, nil
+		}
+	}
+	paths := []string{path}
+	p.mu.Lock()
+	for _, h := range p.hinted {
+		if _, ok := p.listed[h]; !ok && h != path {
+			paths = append(paths, h)
+		}
+	}
+	p.hinted = nil
+	p.mu.Unlock()
+	listed, err := p.goList(paths)
+	if err != nil {
+		return nil, err
+	}
+	p.remember(listed)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.listed[path], nil
 }
 
 // Lookup returns the parsed package with the given import path, listing
@@ -166,19 +280,22 @@ func (p *Program) Lookup(path string) (*Package, error) {
 	if ok {
 		return pkg, p.complete(pkg)
 	}
-	if err := p.Prefetch([]string{path}); err != nil {
-		return nil, err
-	}
 	p.mu.Lock()
-	lp := p.listed[path]
+	lp, ok := p.listed[path]
 	p.mu.Unlock()
+	if !ok {
+		var err error
+		if lp, err = p.find(path); err != nil {
+			return nil, err
+		}
+	}
 	if lp == nil {
 		return nil, fmt.Errorf("package %s not found", path)
 	}
 	if len(lp.Errors) > 0 {
-		return nil, fmt.Errorf("package %s: %s", path, lp.Errors[0].Msg)
+		return nil, fmt.Errorf("package %s: %s", path, lp.Errors[0])
 	}
-	pkgs, err := p.parse([]*packages.Package{lp}, false)
+	pkgs, err := p.parse([]*listedPackage{lp}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -210,16 +327,17 @@ func (p *Program) complete(pkg *Package) error {
 
 // parse reads the files of listed packages, in parallel. roots says
 // whether these are input packages, whose own outputs are left out.
-func (p *Program) parse(listed []*packages.Package, roots bool) ([]*Package, error) {
+func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error) {
 	type job struct {
 		pkg  *Package
 		i    int
 		path string
+		src  []byte // nil: not read yet
 	}
 	var jobs []job
 	out := make([]*Package, len(listed))
 	for n, lp := range listed {
-		pkg := &Package{Path: lp.PkgPath, Name: lp.Name, ReadOnly: true}
+		pkg := &Package{Path: lp.Path, Name: lp.Name, ReadOnly: true}
 		if len(lp.GoFiles) > 0 {
 			pkg.Dir = filepath.Dir(lp.GoFiles[0])
 		}
@@ -234,8 +352,9 @@ func (p *Program) parse(listed []*packages.Package, roots bool) ([]*Package, err
 		}
 		pkg.Files = make([]*File, len(files))
 		for i, f := range files {
-			jobs = append(jobs, job{pkg, i, f})
+			jobs = append(jobs, job{pkg, i, f, lp.src[f]})
 		}
+		lp.src = nil
 		out[n] = pkg
 	}
 	errs := make([]error, len(jobs))
@@ -248,7 +367,7 @@ func (p *Program) parse(listed []*packages.Package, roots bool) ([]*Package, err
 			defer wg.Done()
 			for i := range next {
 				j := jobs[i]
-				j.pkg.Files[j.i], deferred[i], errs[i] = p.parseFile(j.pkg, j.path, roots)
+				j.pkg.Files[j.i], deferred[i], errs[i] = p.parseFile(j.pkg, j.path, j.src, roots)
 			}
 		}()
 	}
@@ -280,13 +399,14 @@ func (p *Program) parse(listed []*packages.Package, roots bool) ([]*Package, err
 	return out, nil
 }
 
-// parseFile parses one file, or returns nil when the file cannot matter
-// (yet): deferred is set for a generated file of an input package that
-// only DeepCopy lookups need.
-func (p *Program) parseFile(pkg *Package, path string, root bool) (f *File, deferred bool, err error) {
-	src, err := os.ReadFile(path)
-	if err != nil {
-		return nil, false, err
+// parseFile parses one file (src, or read when nil), or returns nil when
+// the file cannot matter (yet): deferred is set for a generated file of
+// an input package that only DeepCopy lookups need.
+func (p *Program) parseFile(pkg *Package, path string, src []byte, root bool) (f *File, deferred bool, err error) {
+	if src == nil {
+		if src, err = os.ReadFile(path); err != nil {
+			return nil, false, err
+		}
 	}
 	writable := root && !pkg.ReadOnly
 	if writable && p.outputs(pkg.Dir, filepath.Base(path), src) || !gengoBuilds(path, src) {

@@ -53,7 +53,7 @@ type Detached struct {
 // Scan returns the marker lines of f. docFile says whether f is the
 // package's doc.go.
 func Scan(fset *token.FileSet, f *ast.File, docFile bool) *File {
-	s := scanner{fset: fset, f: f, byEnd: map[int]*ast.CommentGroup{}, used: map[*ast.CommentGroup]bool{}}
+	s := scanner{fset: fset, file: fset.File(f.Pos()), byEnd: map[int]*ast.CommentGroup{}, used: map[*ast.CommentGroup]bool{}}
 	for _, g := range f.Comments {
 		s.byEnd[s.line(g.End())] = g
 	}
@@ -95,7 +95,10 @@ func Scan(fset *token.FileSet, f *ast.File, docFile bool) *File {
 	}
 	sort.SliceStable(items, func(i, j int) bool { return items[i].line < items[j].line })
 	for _, g := range f.Comments {
-		if lines := s.lines(g); len(lines) > 0 && !s.used[g] {
+		if s.used[g] {
+			continue
+		}
+		if lines := s.lines(g); len(lines) > 0 {
 			out.Detached = append(out.Detached, s.detached(g, lines, items))
 		}
 	}
@@ -104,7 +107,7 @@ func Scan(fset *token.FileSet, f *ast.File, docFile bool) *File {
 
 type scanner struct {
 	fset  *token.FileSet
-	f     *ast.File
+	file  *token.File
 	byEnd map[int]*ast.CommentGroup // comment blocks by their last line
 	used  map[*ast.CommentGroup]bool
 }
@@ -115,7 +118,7 @@ type item struct {
 	spec *ast.TypeSpec
 }
 
-func (s *scanner) line(p token.Pos) int { return s.fset.Position(p).Line }
+func (s *scanner) line(p token.Pos) int { return s.file.Line(p) }
 
 func (s *scanner) typeLines(name token.Pos) []Line {
 	closest := s.byEnd[s.line(name)-1]
@@ -150,11 +153,18 @@ func (s *scanner) detached(g *ast.CommentGroup, lines []Line, items []item) Deta
 func (s *scanner) lines(g *ast.CommentGroup) []Line {
 	var out []Line
 	for _, c := range g.List {
-		pos := s.fset.Position(c.Slash)
 		text, isLine := strings.CutPrefix(c.Text, "//")
-		if !isLine {
-			text = strings.TrimSuffix(strings.TrimPrefix(c.Text, "/*"), "*/")
+		if isLine {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(text), "+"); ok {
+				out = append(out, Line{Text: rest, Pos: s.fset.Position(c.Slash)})
+			}
+			continue
 		}
+		if !strings.Contains(text, "+") {
+			continue
+		}
+		pos := s.fset.Position(c.Slash)
+		text = strings.TrimSuffix(strings.TrimPrefix(c.Text, "/*"), "*/")
 		for i, l := range strings.Split(text, "\n") {
 			l = strings.TrimSpace(l)
 			if rest, ok := strings.CutPrefix(l, "+"); ok {

@@ -78,7 +78,9 @@ type SelectableField struct {
 }
 
 // Schema is an OpenAPI v3 schema as a CRD holds it, apiextensions.k8s.io/v1
-// JSONSchemaProps with the fields ctrlgen produces.
+// JSONSchemaProps with the fields ctrlgen produces. A schema is shared
+// (between the uses of a type, the CRDs' versions) once built: never
+// change one, make a new one.
 type Schema struct {
 	// Ref names the Go type the schema stands for until it is resolved;
 	// never marshalled.
@@ -135,38 +137,4 @@ type ValidationRule struct {
 	Reason            *string `json:"reason,omitempty"`
 	FieldPath         string  `json:"fieldPath,omitempty"`
 	OptionalOldSelf   *bool   `json:"optionalOldSelf,omitempty"`
-}
-
-// DeepCopy returns a copy sharing nothing mutable with s.
-func (s *Schema) DeepCopy() *Schema {
-	if s == nil {
-		return nil
-	}
-	c := *s
-	c.Required = append([]string(nil), s.Required...)
-	c.Enum = append([]json.RawMessage(nil), s.Enum...)
-	c.XListMapKeys = append([]string(nil), s.XListMapKeys...)
-	c.XValidations = append([]ValidationRule(nil), s.XValidations...)
-	c.Items = s.Items.DeepCopy()
-	c.AdditionalProperties = s.AdditionalProperties.DeepCopy()
-	c.AllOf = copySchemas(s.AllOf)
-	c.AnyOf = copySchemas(s.AnyOf)
-	if s.Properties != nil {
-		c.Properties = make(map[string]*Schema, len(s.Properties))
-		for k, v := range s.Properties {
-			c.Properties[k] = v.DeepCopy()
-		}
-	}
-	return &c
-}
-
-func copySchemas(in []*Schema) []*Schema {
-	if in == nil {
-		return nil
-	}
-	out := make([]*Schema, len(in))
-	for i, s := range in {
-		out[i] = s.DeepCopy()
-	}
-	return out
 }

@@ -43,8 +43,14 @@ type Project struct {
 	// ClientGoApplyConfiguration reports whether client-go ships an apply
 	// configuration for the type name of package pkg (k8s.io/api types),
 	// which generated apply configurations then use rather than copying
-	// it; nil when nothing is known.
+	// it; nil when nothing is known, or when
+	// ExternalApplyConfigurations says which.
 	ClientGoApplyConfiguration func(pkg, name string) bool
+	// ExternalApplyConfigurations are applyconfiguration-gen's
+	// --external-applyconfigurations: the package of the apply
+	// configuration of each type listed, besides MetaApplyConfigurations;
+	// nil when ClientGoApplyConfiguration decides.
+	ExternalApplyConfigurations map[TypeRef]string
 
 	// ClientsetExternal is true when ClientsetPkg is a clientset this run
 	// does not generate (--versioned-clientset-package, e.g.
@@ -212,6 +218,10 @@ type Kind struct {
 	Informer bool
 	// Verbs the typed client has, in a fixed order; empty for noVerbs.
 	Verbs map[Verb]bool
+	// DeclaredVerbs are the verbs without +genclient:noVerbs, which
+	// lister-gen and applyconfiguration-gen read: client-go has a lister
+	// and apply configurations for policy/v1's Eviction.
+	DeclaredVerbs map[Verb]bool
 	// Methods are "+genclient:method=" extras.
 	Methods []*Method
 
@@ -261,13 +271,31 @@ type Method struct {
 	Result TypeRef
 
 	// InputApplyConfig is the apply configuration of Input that an apply
-	// method takes; set only for those.
+	// method takes, and InputType the type, whose apply configuration the
+	// applyconfiguration generator writes when Input is an input's; set
+	// only for those. InputByName says the marker named the input without
+	// its package (input=Scale), which applyconfiguration-gen reaches by
+	// name alone: the kind's fields stand in for the input's.
 	InputApplyConfig TypeRef
+	InputType        *typegraph.Type
+	InputByName      bool
 
 	// InputVar is the parameter name for the input: "scale". Filled by
 	// DeriveClientNames.
 	InputVar string
 }
+
+// MetaApplyConfigurations are the meta/v1 types client-go has apply
+// configurations for, which generated ones always use (as
+// applyconfiguration-gen does, whatever its flags), by type.
+var MetaApplyConfigurations = func() map[TypeRef]string {
+	m := map[TypeRef]string{}
+	for _, name := range []string{"Condition", "DeleteOptions", "LabelSelector", "LabelSelectorRequirement",
+		"ManagedFieldsEntry", "ObjectMeta", "OwnerReference", "TypeMeta"} {
+		m[TypeRef{Pkg: "k8s.io/apimachinery/pkg/apis/meta/v1", Name: name}] = "k8s.io/client-go/applyconfigurations/meta/v1"
+	}
+	return m
+}()
 
 // TypeRef names a Go type by import path and name.
 type TypeRef struct {

@@ -89,8 +89,15 @@ func goldenInputs(t *testing.T) []surfaceInput {
 		}
 		var pkgs []string
 		noApply := false
+		var externals *string // --external-applyconfigurations, when given
 		for i := 0; i < len(args); i++ {
 			switch a := args[i]; {
+			case a == "--external-applyconfigurations":
+				i++
+				externals = &args[i]
+			case strings.HasPrefix(a, "--external-applyconfigurations="):
+				v := strings.TrimPrefix(a, "--external-applyconfigurations=")
+				externals = &v
 			case a == "--output-dir":
 				i++
 				in.Codegen.OutDir = args[i]
@@ -101,7 +108,7 @@ func goldenInputs(t *testing.T) []surfaceInput {
 				in.Codegen.PrefersProtobuf = true
 			case a == "--with-applyconfig=false":
 				noApply = true
-			case a == "--boilerplate", a == "--crd-dir":
+			case a == "--boilerplate", a == "--crd-dir", a == "--rbac-dir":
 				// Not Go API: a header, and where the CRDs go.
 				i++
 			case a == "--generators" && i+1 < len(args) && codegenGenerators(args[i+1]):
@@ -127,6 +134,9 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			// ctrlgen's default is kube_codegen.sh's --with-applyconfig.
 			in.Codegen.ApplyConfig = !noApply
 			in.Codegen.ApplyConfigExternals = goldenApplyConfigExternals[name]
+			if externals != nil {
+				in.Codegen.ApplyConfigExternals = *externals
+			}
 			compare = append(compare, pkgs[0])
 		case !slices.ContainsFunc(pkgs, func(p string) bool { return !strings.HasPrefix(p, "k8s.io/api/") }):
 			// Read-only packages of k8s.io/api: clients only, with the
@@ -138,9 +148,16 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			}
 			in.Codegen.PluralExceptions = "Endpoints:Endpoints"
 			in.Codegen.PrefersProtobuf = true
-			// As Kubernetes generates client-go's clients; ctrlgen uses
-			// client-go's apply configurations for k8s.io/api too.
-			if !noApply {
+			switch {
+			case noApply:
+			case externals != nil:
+				// Apply configurations of their own, as applyconfiguration-gen
+				// writes client-go's.
+				in.Codegen.ApplyConfig = true
+				in.Codegen.ApplyConfigExternals = *externals
+			default:
+				// As Kubernetes generates client-go's clients; ctrlgen uses
+				// client-go's apply configurations for k8s.io/api too.
 				in.Codegen.ApplyConfigurationPkg = "k8s.io/client-go/applyconfigurations"
 			}
 		default:

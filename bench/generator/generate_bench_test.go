@@ -13,7 +13,7 @@ import (
 // sub-benchmarks input=…/impl=… so that `benchstat -col /impl` compares
 // them. Ops take seconds: run with -benchtime=1x and -count (run.sh).
 func BenchmarkGenerate(b *testing.B) {
-	for _, in := range []*genrun.Input{oneGV, k8sAPI} {
+	for _, in := range []*genrun.Input{oneGV, k8sAPI, k8sAPIApply} {
 		b.Run("input="+in.Name, func(b *testing.B) {
 			b.Run("impl=ctrlgen", func(b *testing.B) {
 				bin, t := genrun.CtrlgenBin(b), genrun.TemplateOf(b, in)

@@ -128,3 +128,34 @@ func tree(t *testing.T, root string) map[string]time.Time {
 	}
 	return files
 }
+
+// TestGenerateK8sAPI makes the k8s-api inputs' templates, which runs both
+// tools on all of k8s.io/api and checks they wrote the same files
+// (genrun.Input.SameFiles): clients, listers and informers, and, for
+// k8s-api-applyconfig, the apply configurations kube_codegen.sh
+// --with-applyconfig writes. It then checks that ctrlgen wrote apply
+// configurations only when asked to, Scale's among them (apps/v1's
+// ApplyScale takes autoscaling/v1's).
+func TestGenerateK8sAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds k8s.io/code-generator and runs it on all of k8s.io/api (~1 min)")
+	}
+	for _, in := range []*genrun.Input{k8sAPI, k8sAPIApply} {
+		t.Run(in.Name, func(t *testing.T) {
+			tpl := genrun.TemplateOf(t, in)
+			root := tpl.Fresh(t)
+			defer os.RemoveAll(root)
+			if _, err := genrun.Run(root, nil, append([]string{genrun.CtrlgenBin(t)}, in.CtrlgenArgs...)); err != nil {
+				t.Fatal(err)
+			}
+			const scale = "pkg/generated/applyconfiguration/autoscaling/v1/scale.go"
+			_, err := os.Stat(filepath.Join(root, scale))
+			switch {
+			case in.Codegen.ApplyConfig && err != nil:
+				t.Errorf("%s: %v", scale, err)
+			case !in.Codegen.ApplyConfig && err == nil:
+				t.Errorf("%s written without --external-applyconfigurations", scale)
+			}
+		})
+	}
+}

@@ -57,5 +57,24 @@ var (
 			// ctrlgen's do for k8s.io/api (it generates none).
 			ApplyConfigurationPkg: "k8s.io/client-go/applyconfigurations",
 		},
+		SameFiles: true,
+	}
+	// k8sAPIApply is k8sAPI with apply configurations generated, as
+	// kube_codegen.sh --with-applyconfig generates them
+	// (applyconfiguration-gen included) and, with an empty
+	// --external-applyconfigurations, ctrlgen.
+	k8sAPIApply = &genrun.Input{
+		Name:   "k8s-api-applyconfig",
+		Module: "example.com/k8sapi",
+		CtrlgenArgs: []string{"--output-dir", "pkg/generated", "--boilerplate", "hack/boilerplate.go.txt",
+			"--external-applyconfigurations=", "k8s.io/api/..."},
+		Codegen: genrun.KubeCodegen{
+			In:               "k8s.io/api",
+			OutDir:           "pkg/generated",
+			PluralExceptions: "Endpoints:Endpoints",
+			PrefersProtobuf:  true,
+			ApplyConfig:      true,
+		},
+		SameFiles: true,
 	}
 )

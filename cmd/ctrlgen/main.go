@@ -10,11 +10,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/ctrlgen/ctrlgen"
 )
 
 func main() {
+	collectLessOften()
 	cfg, err := ctrlgen.ParseArgs(os.Args[1:], os.Stderr)
 	if err == nil {
 		err = ctrlgen.Run(cfg)
@@ -24,5 +26,20 @@ func main() {
 	case err != nil:
 		fmt.Fprintln(os.Stderr, "ctrlgen:", err)
 		os.Exit(1)
+	}
+}
+
+// collectLessOften sets the garbage collector for a run of a fraction of
+// a second that keeps most of what it allocates until the files are
+// written: with Go's default, collections cost a fifth of a CRD run's
+// CPU. At 200 they cost about as little as at 400 or off, and the peak
+// memory of a run over all of k8s.io/api grows less. GOGC and
+// GOMEMLIMIT, when set, still rule.
+func collectLessOften() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(200)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1 << 30)
 	}
 }

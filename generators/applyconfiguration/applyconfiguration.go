@@ -64,6 +64,7 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 			if err != nil {
 				return nil, err
 			}
+			f.Formatted = true
 			w := &typeWriter{g: g, f: f, v: tg.v, t: t, kind: g.kinds[t.Name]}
 			if err := w.write(); err != nil {
 				return nil, fmt.Errorf("apply configuration of %s: %w", t.Name, err)
@@ -95,13 +96,6 @@ const (
 	internalPkgElement = "internal"
 )
 
-// metaApplyConfigurations are the meta/v1 types whose apply configurations
-// client-go has, which applyconfiguration-gen always uses.
-var metaApplyConfigurations = []string{
-	"Condition", "DeleteOptions", "LabelSelector", "LabelSelectorRequirement",
-	"ManagedFieldsEntry", "ObjectMeta", "OwnerReference", "TypeMeta",
-}
-
 // target is one version's package of apply configurations.
 type target struct {
 	v     *model.Version
@@ -124,8 +118,10 @@ type graph struct {
 
 func newGraph(p *model.Project) (*graph, error) {
 	g := &graph{p: p, refs: map[typegraph.Name]string{}, kinds: map[typegraph.Name]*model.Kind{}}
-	for _, name := range metaApplyConfigurations {
-		g.refs[typegraph.Name{Pkg: metaV1Pkg, Name: name}] = clientGoMetaApply
+	for _, externals := range []map[model.TypeRef]string{model.MetaApplyConfigurations, p.ExternalApplyConfigurations} {
+		for t, pkg := range externals {
+			g.refs[typegraph.Name{Pkg: t.Pkg, Name: t.Name}] = pkg
+		}
 	}
 	inputs := map[string]*model.Version{}
 	for _, pkg := range p.Packages {
@@ -140,7 +136,8 @@ func newGraph(p *model.Project) (*graph, error) {
 				continue
 			}
 			g.kinds[k.Type.Name] = k
-			if k.Has(model.VerbApply) || k.Has(model.VerbApplyStatus) {
+			// As applyconfiguration-gen, whatever +genclient:noVerbs says.
+			if k.DeclaredVerbs[model.VerbApply] || k.DeclaredVerbs[model.VerbApplyStatus] {
 				g.roots = append(g.roots, k)
 			}
 		}
@@ -176,6 +173,37 @@ func newGraph(p *model.Project) (*graph, error) {
 	for _, k := range g.roots {
 		if err := walk(k.Type); err != nil {
 			return nil, err
+		}
+	}
+	// As applyconfiguration-gen: an apply method's input type, such as
+	// apps/v1's ApplyScale's autoscaling/v1.Scale, is a root too, whether
+	// the kind has Apply or not; one named without its package
+	// (apps/v1beta2's input=Scale) is reached by its name alone, the
+	// kind's fields standing in for its own (so apps/v1beta2's
+	// ScaleApplyConfiguration has a ScaleSpec, not a
+	// ScaleSpecApplyConfiguration).
+	for _, pkg := range p.Packages {
+		if pkg.Version == nil || pkg.Version.ApplyConfigPkg == "" {
+			continue
+		}
+		for _, k := range pkg.Version.Kinds {
+			for _, m := range k.Methods {
+				switch {
+				case m.InputType == nil:
+				case m.InputByName:
+					if !reachable[m.InputType] {
+						reachable[m.InputType] = true
+						order = append(order, m.InputType)
+					}
+					if err := walk(k.Type); err != nil {
+						return nil, err
+					}
+				default:
+					if err := walk(m.InputType); err != nil {
+						return nil, err
+					}
+				}
+			}
 		}
 	}
 	byVersion := map[*model.Version]*target{}

@@ -1,6 +1,7 @@
 package applyconfiguration
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"sort"
@@ -92,15 +93,22 @@ func blocklisted(t *typegraph.Type, m typegraph.Member) bool {
 
 func isNillable(t *typegraph.Type) bool { return t.Kind == typegraph.Slice || t.Kind == typegraph.Map }
 
+// writeStruct writes the type declaration, formatted on its own: its
+// fields need gofmt's alignment and its doc comment gofmt's rewriting.
 func (w *typeWriter) writeStruct() error {
-	f := w.f
-	f.P("// ", w.ac, " represents a declarative configuration of the ", w.t.Name.Name, " type for use")
-	f.P("// with apply.")
-	if c := commentsWithoutMarkers(w.t.Comments); c != "" {
-		f.P("//")
-		fmt.Fprint(f, c)
+	var b bytes.Buffer
+	p := func(args ...any) {
+		fmt.Fprint(&b, args...)
+		b.WriteByte('\n')
 	}
-	f.P("type ", w.ac, " struct {")
+	f := w.f
+	p("// ", w.ac, " represents a declarative configuration of the ", w.t.Name.Name, " type for use")
+	p("// with apply.")
+	if c := commentsWithoutMarkers(w.t.Comments); c != "" {
+		p("//")
+		b.WriteString(c)
+	}
+	p("type ", w.ac, " struct {")
 	members, err := w.t.Members()
 	if err != nil {
 		return err
@@ -117,20 +125,25 @@ func (w *typeWriter) writeStruct() error {
 			tags.omitempty = true
 		}
 		typ := w.g.acTypeOf(f, m.Type)
-		fmt.Fprint(f, commentsWithoutMarkers(m.Comments))
+		b.WriteString(commentsWithoutMarkers(m.Comments))
 		switch {
 		case m.Embedded && tags.inline:
-			f.P(typ.text, " `json:\"", tags, "\"`")
+			p(typ.text, " `json:\"", tags, "\"`")
 		case m.Embedded:
-			f.P("*", typ.text, " `json:\"", tags, "\"`")
+			p("*", typ.text, " `json:\"", tags, "\"`")
 		case isNillable(m.Type):
-			f.P(m.Name, " ", typ.text, " `json:\"", tags, "\"`")
+			p(m.Name, " ", typ.text, " `json:\"", tags, "\"`")
 		default:
-			f.P(m.Name, " *", typ.text, " `json:\"", tags, "\"`")
+			p(m.Name, " *", typ.text, " `json:\"", tags, "\"`")
 		}
 	}
-	f.P("}")
-	return nil
+	p("}")
+	decl, err := gen.FormatDecl(b.Bytes())
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.ac, err)
+	}
+	_, err = f.Write(decl)
+	return err
 }
 
 func (w *typeWriter) constructorForKind() {

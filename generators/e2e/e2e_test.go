@@ -48,6 +48,7 @@ func TestGeneratedFiles(t *testing.T) {
 	}
 	slices.Sort(got)
 	want := []string{
+		"applyconfiguration/crddemo/v1/marker.go", // noVerbs still gets them, as from applyconfiguration-gen
 		"applyconfiguration/crddemo/v1/mydemo.go",
 		"applyconfiguration/crddemo/v1/mydemospec.go",
 		"applyconfiguration/crddemo/v1/mydemostatus.go",

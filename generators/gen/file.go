@@ -36,7 +36,15 @@ type File struct {
 	// as a manifest: Content returns it as it is.
 	Text []byte
 
+	// Formatted says the body is written as gofmt writes it, so that
+	// Content, the costliest step of a large run, formats only the
+	// header and imports: P indents lines by their braces, and the
+	// writer formats what needs alignment itself (FormatDecl). Tests
+	// check that gofmt would change nothing.
+	Formatted bool
+
 	body    bytes.Buffer
+	depth   int               // of P's indentation, in a Formatted file
 	aliases map[string]string // import path → alias
 	taken   map[string]string // alias → import path
 }
@@ -65,12 +73,45 @@ func NewFile(filePath, pkgName, importPath string) *File {
 // Write appends to the body.
 func (f *File) Write(p []byte) (int, error) { return f.body.Write(p) }
 
-// P appends its arguments and a newline to the body.
+// P appends its arguments and a newline to the body. In a Formatted
+// file the line is indented a tab per open brace: a line ending in "{"
+// opens one, a line starting with "}" closes one.
 func (f *File) P(args ...any) {
+	if !f.Formatted {
+		for _, a := range args {
+			fmt.Fprint(&f.body, a)
+		}
+		f.body.WriteByte('\n')
+		return
+	}
+	var line strings.Builder
 	for _, a := range args {
-		fmt.Fprint(&f.body, a)
+		fmt.Fprint(&line, a)
+	}
+	text := line.String()
+	if strings.HasPrefix(text, "}") {
+		f.depth--
+	}
+	if text != "" {
+		for range f.depth {
+			f.body.WriteByte('\t')
+		}
+		f.body.WriteString(text)
 	}
 	f.body.WriteByte('\n')
+	if strings.HasSuffix(text, "{") {
+		f.depth++
+	}
+}
+
+// FormatDecl returns top-level declarations as gofmt writes them.
+func FormatDecl(decl []byte) ([]byte, error) {
+	const pkg = "package p\n\n"
+	out, err := format.Source(append([]byte(pkg), decl...))
+	if err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, numbered(decl))
+	}
+	return out[len(pkg):], nil
 }
 
 // Import records an import of importPath and returns the qualifier to use
@@ -156,6 +197,16 @@ func (f *File) Content(boilerplate string) ([]byte, error) {
 			}
 		}
 		b.WriteString(")\n\n")
+	}
+	if f.Formatted {
+		head, err := format.Source(b.Bytes())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w\n%s", f.Path, err, numbered(b.Bytes()))
+		}
+		if f.body.Len() == 0 {
+			return head, nil
+		}
+		return append(append(head, '\n'), f.body.Bytes()...), nil
 	}
 	b.Write(f.body.Bytes())
 	out, err := format.Source(b.Bytes())

@@ -161,6 +161,10 @@ type Input struct {
 	// Build says to check, when the template is made, that the module
 	// builds with either tool's output in it.
 	Build bool
+	// SameFiles says to check, when the template is made, that both tools
+	// wrote the same files under the output directory (for inputs whose
+	// packages are read-only, where nothing else is written).
+	SameFiles bool
 }
 
 // A Template is an input's module, ready to be copied: go.mod and go.sum
@@ -213,6 +217,11 @@ func TemplateOf(tb testing.TB, in *Input) *Template {
 		if _, err := RunAll(scratch, env, bins, cmds); err != nil {
 			return nil, err
 		}
+		if in.SameFiles {
+			if err := sameFiles(filepath.Join(scratch, in.Codegen.OutDir), filepath.Join(scratch, both.OutDir)); err != nil {
+				return nil, fmt.Errorf("%s: %w", in.Name, err)
+			}
+		}
 		if _, err := GoCmd(scratch, env, "mod", "tidy"); err != nil {
 			return nil, err
 		}
@@ -230,6 +239,45 @@ func TemplateOf(tb testing.TB, in *Input) *Template {
 		t.Codegen, err = in.Codegen.Plan(t.Dir, "{root}", in.Module)
 		return t, err
 	})
+}
+
+// sameFiles compares the files under ctrlgen's output directory with
+// those under code-generator's.
+func sameFiles(ours, theirs string) error {
+	list := func(root string) ([]string, error) {
+		var files []string
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(root, p)
+				files = append(files, filepath.ToSlash(rel))
+			}
+			return err
+		})
+		return files, err
+	}
+	a, err := list(ours)
+	if err != nil {
+		return err
+	}
+	b, err := list(theirs)
+	if err != nil {
+		return err
+	}
+	var diffs []string
+	for _, f := range a {
+		if _, found := slices.BinarySearch(b, f); !found {
+			diffs = append(diffs, "only ctrlgen wrote "+f)
+		}
+	}
+	for _, f := range b {
+		if _, found := slices.BinarySearch(a, f); !found {
+			diffs = append(diffs, "only code-generator wrote "+f)
+		}
+	}
+	if len(a) == 0 || len(diffs) > 0 {
+		return fmt.Errorf("the tools wrote different files (%d and %d):\n\t%s", len(a), len(b), strings.Join(diffs, "\n\t"))
+	}
+	return nil
 }
 
 // WriteModule writes in's module to dir: its source tree, a boilerplate
