@@ -267,25 +267,53 @@ func (d *Decoder) Fallback(p any) {
 	}
 }
 
-// MapKeyInt converts an object key to an integer map key as encoding/json
-// does (strconv.ParseInt, and the key must fit K).
-func MapKeyInt[K ~int | ~int8 | ~int16 | ~int32 | ~int64](d *Decoder, key []byte) (K, bool) {
+// Alloc points *p at a new T unless it points somewhere already, as
+// encoding/json does before decoding into a pointer.
+func Alloc[T any](p **T) {
+	if *p == nil {
+		*p = new(T)
+	}
+}
+
+// MakeMap makes *p a new map unless it has one: encoding/json decodes an
+// object into the map already there, keeping its entries.
+func MakeMap[M ~map[K]V, K comparable, V any](p *M) {
+	if *p == nil {
+		*p = make(M)
+	}
+}
+
+// ZeroElem is a zero element of m, which encoding/json decodes a member's
+// value into before storing it.
+func ZeroElem[M ~map[K]V, K comparable, V any](m M) V {
+	var v V
+	return v
+}
+
+// StringKey is an object key as a key of m.
+func StringKey[M ~map[K]V, K ~string, V any](d *Decoder, m M, key []byte) K {
+	return K(key)
+}
+
+// IntKey converts an object key to an integer key of m as encoding/json
+// does (strconv.ParseInt, and the key must fit); an error otherwise.
+func IntKey[M ~map[K]V, K ~int | ~int8 | ~int16 | ~int32 | ~int64, V any](d *Decoder, m M, key []byte) K {
 	n, err := strconv.ParseInt(string(key), 10, 64)
 	if err != nil || int64(K(n)) != n {
 		var k K
 		d.typeError("number "+string(key), &k, d.pos)
-		return 0, false
+		return 0
 	}
-	return K(n), true
+	return K(n)
 }
 
-// MapKeyUint converts an object key to an unsigned map key.
-func MapKeyUint[K ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr](d *Decoder, key []byte) (K, bool) {
+// UintKey converts an object key to an unsigned integer key of m.
+func UintKey[M ~map[K]V, K ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~uintptr, V any](d *Decoder, m M, key []byte) K {
 	n, err := strconv.ParseUint(string(key), 10, 64)
 	if err != nil || uint64(K(n)) != n {
 		var k K
 		d.typeError("number "+string(key), &k, d.pos)
-		return 0, false
+		return 0
 	}
-	return K(n), true
+	return K(n)
 }

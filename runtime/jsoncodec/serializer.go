@@ -181,35 +181,26 @@ func (s *serializer) decodeNew(data []byte, defaults *schema.GroupVersionKind) (
 
 // decodeInto decodes a document into into, whose type is k's, as
 // apimachinery's serializer does given a target; false (into restored)
-// where that serializer would decode elsewhere or fail.
+// where that serializer would decode elsewhere or fail. Only an empty
+// target (what a REST client passes) is decoded here: restoring one that
+// holds data exactly (slices' spare capacity included) would need more
+// than a deep copy.
 func (s *serializer) decodeInto(data []byte, defaults *schema.GroupVersionKind, into runtime.Object, k *Kind) (*schema.GroupVersionKind, bool) {
+	target := reflect.ValueOf(into).Elem()
+	if !target.IsZero() {
+		return nil, false
+	}
 	types, _, err := s.scheme.ObjectKinds(into)
 	if err != nil || len(types) == 0 {
 		return nil, false
-	}
-	target := reflect.ValueOf(into).Elem()
-	var saved runtime.Object
-	if !target.IsZero() {
-		saved = into.DeepCopyObject()
-	}
-	restore := func() {
-		if saved == nil {
-			target.SetZero()
-		} else {
-			target.Set(reflect.ValueOf(saved).Elem())
-		}
 	}
 	d := NewDecoder(data)
 	defer d.Release()
 	d.top.on = true
 	k.decode(d, into)
-	if d.End() != nil {
-		restore()
-		return nil, false
-	}
 	actual, ok := d.top.gvk()
-	if !ok {
-		restore()
+	if d.End() != nil || !ok {
+		target.SetZero()
 		return nil, false
 	}
 	if defaults != nil {
@@ -217,7 +208,7 @@ func (s *serializer) decodeInto(data []byte, defaults *schema.GroupVersionKind, 
 	}
 	actual = withDefaults(actual, types[0])
 	if actual.Kind == "" || actual.Version == "" || !contains(types, actual) {
-		restore()
+		target.SetZero()
 		return nil, false
 	}
 	return &actual, true
