@@ -4,6 +4,7 @@ import (
 	"os"
 	"reflect"
 	"strings"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -125,17 +126,30 @@ func (s *serializer) Decode(data []byte, defaults *schema.GroupVersionKind, into
 	switch into.(type) {
 	case nil:
 		if obj, gvk, ok := s.decodeNew(data, defaults); ok {
+			generated.Add(1)
 			return obj, gvk, nil
 		}
 	case *runtime.Unknown, runtime.Unstructured:
 	default:
 		if k := s.byType[reflect.TypeOf(into).Elem()]; k != nil {
 			if gvk, ok := s.decodeInto(data, defaults, into, k); ok {
+				generated.Add(1)
 				return into, gvk, nil
 			}
 		}
 	}
+	delegated.Add(1)
 	return s.Serializer.Decode(data, defaults, into)
+}
+
+var generated, delegated atomic.Uint64
+
+// Decodes counts the documents the serializers of this package have
+// decoded, since the process started: with generated code, and with
+// apimachinery's serializer (other kinds, errors, documents of another
+// kind than expected).
+func Decodes() (byGeneratedCode, byApimachinery uint64) {
+	return generated.Load(), delegated.Load()
 }
 
 // decodeNew decodes a document of a registered kind into a new object,
