@@ -166,10 +166,21 @@ func (e *emitter) builtin(ptr string, t *typegraph.Type) {
 	}
 }
 
+// replaced are types whose UnmarshalJSON the runtime does the work of
+// itself, where it can without encoding/json (see jsoncodec.Time).
+var replaced = map[typegraph.Name]string{
+	{Pkg: metav1, Name: "Time"}:      "Time",
+	{Pkg: metav1, Name: "MicroTime"}: "MicroTime",
+}
+
 // named decodes into a named type: its unmarshaler, or its function.
 func (e *emitter) named(ptr string, t *typegraph.Type) {
 	if !e.writable(t) {
 		e.fallback(ptr)
+		return
+	}
+	if fn, ok := replaced[t.Name]; ok {
+		e.p("%s%s(d, %s)\n", e.rt, fn, ptr)
 		return
 	}
 	m, err := unmarshalerOf(t)

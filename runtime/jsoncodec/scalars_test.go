@@ -1,6 +1,9 @@
 package jsoncodec
 
 import (
+	"bytes"
+	gojson "encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -154,4 +157,57 @@ func TestFoldEqual(t *testing.T) {
 	if math.MaxInt8 != 127 {
 		t.Fatal()
 	}
+}
+
+// TestTimeAsUnmarshalJSON compares Time and MicroTime with the methods
+// they stand in for, on every seed as the raw value.
+func TestTimeAsUnmarshalJSON(t *testing.T) {
+	seeds := append([]string{`"2024-01-02T03:04:05Z"`, `"2024-01-02T03:04:05+02:00"`, `"2024-01-02T03:04:05.123456Z"`,
+		`"2024-01-02T03:04:05"`, `"2024-13-02T03:04:05Z"`, `"2024-01-02T03:04:05\u005a"`, `"２０２４"`}, scalarSeeds...)
+	for _, s := range seeds {
+		checkTime(t, []byte(s))
+	}
+}
+
+func FuzzTime(f *testing.F) {
+	for _, s := range []string{`"2024-01-02T03:04:05Z"`, `"2024-01-02T03:04:05.5+01:00"`, `null`, `"x"`, `5`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkTime(t, data) })
+}
+
+func checkTime(t *testing.T, data []byte) {
+	t.Helper()
+	if msg := sameAsMethod(data, Time); msg != "" {
+		t.Errorf("Time: %q: %s", data, msg)
+	}
+	if msg := sameAsMethod(data, MicroTime); msg != "" {
+		t.Errorf("MicroTime: %q: %s", data, msg)
+	}
+}
+
+// sameAsMethod decodes data with fn, and with the type's UnmarshalJSON
+// on the value's bytes as encoding/json would (after checking them).
+func sameAsMethod[T any, PT interface {
+	*T
+	UnmarshalJSON([]byte) error
+}](data []byte, fn func(*Decoder, PT)) string {
+	var got, want T
+	d := NewDecoder(data)
+	defer d.Release()
+	fn(d, &got)
+	err := d.End()
+	var wantErr error
+	if !gojson.Valid(data) {
+		wantErr = errors.New("invalid")
+	} else {
+		wantErr = PT(&want).UnmarshalJSON(bytes.TrimSpace(data))
+	}
+	switch {
+	case (err == nil) != (wantErr == nil):
+		return fmt.Sprintf("error %v, UnmarshalJSON's %v", err, wantErr)
+	case err == nil && !reflect.DeepEqual(got, want):
+		return fmt.Sprintf("%v, UnmarshalJSON's %v", got, want)
+	}
+	return ""
 }

@@ -42,8 +42,9 @@ func Disabled() bool {
 
 // NegotiatedSerializer returns inner with its JSON serializer (the one
 // apimachinery's CodecFactory makes) decoding the kinds with their
-// generated decoders, and the envelope of watch events too; everything
-// else, encoding included, is inner's. scheme is the one inner's
+// generated decoders, and the envelope of watch events too, and with
+// Framer splitting JSON watch streams; everything else, encoding
+// included, is inner's. scheme is the one inner's
 // serializers use: it says which group, version and kind each type is.
 //
 // inner is returned as it is when it has no such JSON serializer or
@@ -63,6 +64,9 @@ func NegotiatedSerializer(inner runtime.NegotiatedSerializer, scheme *runtime.Sc
 		infos[i].Serializer = s
 		if info.StreamSerializer != nil {
 			stream := *info.StreamSerializer
+			if stream.Framer == json.Framer {
+				stream.Framer = Framer
+			}
 			if sjs, ok := stream.Serializer.(*json.Serializer); ok {
 				if sjs == js {
 					stream.Serializer = s

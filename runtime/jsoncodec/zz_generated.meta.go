@@ -45,13 +45,13 @@ func DecodeObjectMeta(d *Decoder, v *metav1.ObjectMeta) {
 		case "generation":
 			Int(d, &v.Generation)
 		case "creationTimestamp":
-			d.Unmarshal(&v.CreationTimestamp)
+			Time(d, &v.CreationTimestamp)
 		case "deletionTimestamp":
 			if d.Null() {
 				v.DeletionTimestamp = nil
 			} else {
 				Alloc(&v.DeletionTimestamp)
-				d.Unmarshal(v.DeletionTimestamp)
+				Time(d, v.DeletionTimestamp)
 			}
 		case "deletionGracePeriodSeconds":
 			if d.Null() {
@@ -227,7 +227,7 @@ func DecodeManagedFieldsEntry(d *Decoder, v *metav1.ManagedFieldsEntry) {
 				v.Time = nil
 			} else {
 				Alloc(&v.Time)
-				d.Unmarshal(v.Time)
+				Time(d, v.Time)
 			}
 		case "fieldsType":
 			String(d, &v.FieldsType)
@@ -260,7 +260,7 @@ func DecodeCondition(d *Decoder, v *metav1.Condition) {
 		case "observedGeneration":
 			Int(d, &v.ObservedGeneration)
 		case "lastTransitionTime":
-			d.Unmarshal(&v.LastTransitionTime)
+			Time(d, &v.LastTransitionTime)
 		case "reason":
 			String(d, &v.Reason)
 		case "message":

@@ -14,7 +14,7 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeMydemoList),
 }
 
-// jsonDecodeMydemo decodes JSON into *v as encoding/json decodes into a Mydemo.
+// jsonDecodeMydemo decodes JSON into *v as encoding/json does.
 func jsonDecodeMydemo(d *jsoncodec.Decoder, v *crddemov1.Mydemo) {
 	if !d.Object() {
 		return
@@ -37,7 +37,7 @@ func jsonDecodeMydemo(d *jsoncodec.Decoder, v *crddemov1.Mydemo) {
 	}
 }
 
-// jsonDecodeMydemoList decodes JSON into *v as encoding/json decodes into a MydemoList.
+// jsonDecodeMydemoList decodes JSON into *v as encoding/json does.
 func jsonDecodeMydemoList(d *jsoncodec.Decoder, v *crddemov1.MydemoList) {
 	if !d.Object() {
 		return
@@ -68,7 +68,7 @@ func jsonDecodeMydemoList(d *jsoncodec.Decoder, v *crddemov1.MydemoList) {
 	}
 }
 
-// jsonDecodeMydemoSpec decodes JSON into *v as encoding/json decodes into a MydemoSpec.
+// jsonDecodeMydemoSpec decodes JSON into *v as encoding/json does.
 func jsonDecodeMydemoSpec(d *jsoncodec.Decoder, v *crddemov1.MydemoSpec) {
 	if !d.Object() {
 		return
@@ -97,7 +97,7 @@ func jsonDecodeMydemoSpec(d *jsoncodec.Decoder, v *crddemov1.MydemoSpec) {
 	}
 }
 
-// jsonDecodeMydemoStatus decodes JSON into *v as encoding/json decodes into a MydemoStatus.
+// jsonDecodeMydemoStatus decodes JSON into *v as encoding/json does.
 func jsonDecodeMydemoStatus(d *jsoncodec.Decoder, v *crddemov1.MydemoStatus) {
 	if !d.Object() {
 		return

@@ -685,16 +685,16 @@ func jsonDecodeWidgetSpec(d *jsoncodec.Decoder, v *goldenv1.WidgetSpec) {
 				v.LM = jsoncodec.EndSlice(s37, i38)
 			}
 		case "time":
-			d.Unmarshal(&v.Time)
+			jsoncodec.Time(d, &v.Time)
 		case "ptime":
 			if d.Null() {
 				v.PTime = nil
 			} else {
 				jsoncodec.Alloc(&v.PTime)
-				d.Unmarshal(v.PTime)
+				jsoncodec.Time(d, v.PTime)
 			}
 		case "microTime":
-			d.Unmarshal(&v.MicroTime)
+			jsoncodec.MicroTime(d, &v.MicroTime)
 		case "duration":
 			d.Unmarshal(&v.Duration)
 		case "quantity":

@@ -290,7 +290,7 @@ func jsonDecodeScheduleStatus(d *jsoncodec.Decoder, v *opsv1.ScheduleStatus) {
 				v.LastRun = nil
 			} else {
 				jsoncodec.Alloc(&v.LastRun)
-				d.Unmarshal(v.LastRun)
+				jsoncodec.Time(d, v.LastRun)
 			}
 		case "generation":
 			jsoncodec.Int(d, &v.Generation)

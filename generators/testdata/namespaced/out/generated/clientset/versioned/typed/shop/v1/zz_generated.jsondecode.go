@@ -94,7 +94,7 @@ func jsonDecodeOrderSpec(d *jsoncodec.Decoder, v *shopv1.OrderSpec) {
 				v.Deadline = nil
 			} else {
 				jsoncodec.Alloc(&v.Deadline)
-				d.Unmarshal(v.Deadline)
+				jsoncodec.Time(d, v.Deadline)
 			}
 		case "labels":
 			if d.Null() {

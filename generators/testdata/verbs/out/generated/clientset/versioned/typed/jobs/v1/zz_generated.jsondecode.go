@@ -166,7 +166,7 @@ func jsonDecodeScheduleStatus(d *jsoncodec.Decoder, v *jobsv1.ScheduleStatus) {
 				v.LastRun = nil
 			} else {
 				jsoncodec.Alloc(&v.LastRun)
-				d.Unmarshal(v.LastRun)
+				jsoncodec.Time(d, v.LastRun)
 			}
 		default:
 			d.Skip()

@@ -37,7 +37,7 @@ func jsonDecodeCalendar(d *jsoncodec.Decoder, v *apiv1.Calendar) {
 				s1, i2 := v.Holidays, 0
 				for d.Elem() {
 					s1 = jsoncodec.GrowTo(s1, i2)
-					d.Unmarshal(&s1[i2])
+					jsoncodec.Time(d, &s1[i2])
 					i2++
 				}
 				v.Holidays = jsoncodec.EndSlice(s1, i2)
@@ -183,7 +183,7 @@ func jsonDecodeCronJobStatus(d *jsoncodec.Decoder, v *apiv1.CronJobStatus) {
 				v.LastScheduleTime = nil
 			} else {
 				jsoncodec.Alloc(&v.LastScheduleTime)
-				d.Unmarshal(v.LastScheduleTime)
+				jsoncodec.Time(d, v.LastScheduleTime)
 			}
 		default:
 			d.Skip()
