@@ -93,7 +93,7 @@ func servedMydemo(i int) map[string]any {
 
 // wire is what the replaying server sends in one format.
 type wire struct {
-	contentType string
+	contentType, streamType string
 	event       []byte // one watch event, framed
 	list        []byte // a list of listSize objects
 }
@@ -107,7 +107,7 @@ func jsonWire() wire {
 		items[i] = servedMydemo(i)
 	}
 	list, _ := json.Marshal(map[string]any{"apiVersion": "crddemo.k8s.io/v1", "kind": "MydemoList", "metadata": map[string]any{"resourceVersion": "2000000"}, "items": items})
-	return wire{contentType: runtime.ContentTypeJSON, event: append(ev, '\n'), list: list}
+	return wire{contentType: runtime.ContentTypeJSON, streamType: runtime.ContentTypeJSON, event: append(ev, '\n'), list: list}
 }
 
 func cborWire() wire {
@@ -132,18 +132,19 @@ func cborWire() wire {
 	if err := s.Encode(u, &list); err != nil {
 		panic(err)
 	}
-	return wire{contentType: runtime.ContentTypeCBOR, event: ev.Bytes(), list: list.Bytes()}
+	return wire{contentType: runtime.ContentTypeCBOR, streamType: runtime.ContentTypeCBORSequence, event: ev.Bytes(), list: list.Bytes()}
 }
 
 // replay serves w: the list for a list request, events for a watch, as
 // many as the client reads.
 func replay(w wire, events int) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		rw.Header().Set("Content-Type", w.contentType)
 		if r.URL.Query().Get("watch") != "true" {
+			rw.Header().Set("Content-Type", w.contentType)
 			rw.Write(w.list)
 			return
 		}
+		rw.Header().Set("Content-Type", w.streamType)
 		flusher := rw.(http.Flusher)
 		for i := 0; i < events; i++ {
 			if _, err := rw.Write(w.event); err != nil {
