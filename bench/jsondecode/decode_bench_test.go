@@ -94,8 +94,8 @@ func servedMydemo(i int) map[string]any {
 // wire is what the replaying server sends in one format.
 type wire struct {
 	contentType, streamType string
-	event       []byte // one watch event, framed
-	list        []byte // a list of listSize objects
+	event                   []byte // one watch event, framed
+	list                    []byte // a list of listSize objects
 }
 
 const listSize = 500

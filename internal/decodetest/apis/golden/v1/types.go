@@ -128,27 +128,27 @@ type WidgetSpec struct {
 	LL [][]string          `json:"ll"`
 	LM []map[string]string `json:"lm"`
 
-	Time       metav1.Time        `json:"time"`
-	PTime      *metav1.Time       `json:"ptime"`
-	MicroTime  metav1.MicroTime   `json:"microTime"`
-	Duration   metav1.Duration    `json:"duration"`
-	Quantity   resource.Quantity  `json:"quantity"`
-	PQuantity  *resource.Quantity `json:"pquantity"`
-	IntOrStr   intstr.IntOrString `json:"intOrStr"`
-	PIntOrStr  *intstr.IntOrString `json:"pintOrStr"`
-	Raw        runtime.RawExtension `json:"raw"`
+	Time       metav1.Time           `json:"time"`
+	PTime      *metav1.Time          `json:"ptime"`
+	MicroTime  metav1.MicroTime      `json:"microTime"`
+	Duration   metav1.Duration       `json:"duration"`
+	Quantity   resource.Quantity     `json:"quantity"`
+	PQuantity  *resource.Quantity    `json:"pquantity"`
+	IntOrStr   intstr.IntOrString    `json:"intOrStr"`
+	PIntOrStr  *intstr.IntOrString   `json:"pintOrStr"`
+	Raw        runtime.RawExtension  `json:"raw"`
 	Selector   *metav1.LabelSelector `json:"selector"`
-	Conditions []metav1.Condition `json:"conditions"`
+	Conditions []metav1.Condition    `json:"conditions"`
 
-	Text       TextType      `json:"text"`
-	PText      *TextType     `json:"ptext"`
-	TextList   TextList      `json:"textList"`
-	JSONValue  JSONValue     `json:"jsonValue"`
-	PJSONValue *JSONValue    `json:"pjsonValue"`
-	Both       Both          `json:"both"`
-	EmbedsTime EmbedsTime    `json:"embedsTime"`
-	Ambiguous  Ambiguous     `json:"ambiguous"`
-	Failing    FailingJSON   `json:"failing"`
+	Text       TextType                     `json:"text"`
+	PText      *TextType                    `json:"ptext"`
+	TextList   TextList                     `json:"textList"`
+	JSONValue  JSONValue                    `json:"jsonValue"`
+	PJSONValue *JSONValue                   `json:"pjsonValue"`
+	Both       Both                         `json:"both"`
+	EmbedsTime EmbedsTime                   `json:"embedsTime"`
+	Ambiguous  Ambiguous                    `json:"ambiguous"`
+	Failing    FailingJSON                  `json:"failing"`
 	Quantities map[string]resource.Quantity `json:"quantities"`
 
 	Dash       string `json:"-"`
@@ -183,7 +183,7 @@ type Inner struct {
 
 // WidgetStatus holds more recursion.
 type WidgetStatus struct {
-	Tree  Node  `json:"tree"`
+	Tree  Node   `json:"tree"`
 	Trees []Node `json:"trees,omitempty"`
 }
 
@@ -289,7 +289,7 @@ func (f *FailingJSON) UnmarshalJSON(b []byte) error {
 type Embeddings struct {
 	Base
 	*PtrBase
-	Named    `json:"named"`
+	Named `json:"named"`
 	Conflict1
 	Conflict2
 	Deep

@@ -91,10 +91,10 @@ func fullWidget() *goldenv1.Widget {
 		Spec: goldenv1.WidgetSpec{
 			S: "s", I: 1, PS: &s, PI: &n, PInner: &goldenv1.Inner{A: "a", N: 2},
 			Labels: goldenv1.Labels{"a": "b"}, Names: goldenv1.Names{"x", "y"},
-			M:      map[string]int{"one": 1}, MP: map[string]*goldenv1.Inner{"p": {A: "p"}},
-			L:      []goldenv1.Inner{{A: "l0", N: 5}, {A: "l1"}}, LP: []*goldenv1.Inner{{A: "lp"}},
-			Arr:    [3]int32{1, 2, 3}, Bytes: []byte("bytes"), Quantity: resource.MustParse("1Gi"),
-			Text:   goldenv1.TextType{Upper: "KEEP"}, TextList: goldenv1.TextList{"t"},
+			M: map[string]int{"one": 1}, MP: map[string]*goldenv1.Inner{"p": {A: "p"}},
+			L: []goldenv1.Inner{{A: "l0", N: 5}, {A: "l1"}}, LP: []*goldenv1.Inner{{A: "lp"}},
+			Arr: [3]int32{1, 2, 3}, Bytes: []byte("bytes"), Quantity: resource.MustParse("1Gi"),
+			Text: goldenv1.TextType{Upper: "KEEP"}, TextList: goldenv1.TextList{"t"},
 		},
 		Status: goldenv1.WidgetStatus{Tree: goldenv1.Node{Name: "root", Children: []goldenv1.Node{{Name: "c"}}}},
 	}
@@ -332,7 +332,7 @@ func TestRandomObjects(t *testing.T) {
 			}
 		},
 	).NilChance(0.2).NumElements(0, 3).MaxDepth(6)
-	for i := 0; i < 300; i++ {
+	for i := 0; i < 150; i++ {
 		for _, k := range kinds {
 			obj := k.new()
 			filler.Fill(obj)
