@@ -183,6 +183,8 @@ func TestInformerInterns(t *testing.T) {
 		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			return watch.NewFake(), nil
 		},
+		// The fake watch sends nothing: list, as with a fake clientset.
+		WatchListSemanticsUnsupported: true,
 	}
 	informer := NewSharedIndexInformer[*corev1.ConfigMap](lw, 0, nil)
 	const transformed = "transformed"

@@ -32,14 +32,19 @@ func (w wakeup) poke() {
 	}
 }
 
-// until waits for cond, re-checking it on every poke.
+// until waits for cond, re-checking it on every poke, and every 10ms for
+// what changes without one (the Reflector's resourceVersion is set after
+// the store it pokes from).
 func (w wakeup) until(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	timeout := time.NewTimer(20 * time.Second)
 	defer timeout.Stop()
+	recheck := time.NewTicker(10 * time.Millisecond)
+	defer recheck.Stop()
 	for !cond() {
 		select {
 		case <-w:
+		case <-recheck.C:
 		case <-timeout.C:
 			t.Fatalf("timed out waiting for %s", what)
 		}
@@ -96,7 +101,8 @@ func (s *mapStore) matches(want map[cache.ObjectName]*corev1.ConfigMap) bool {
 	return true
 }
 
-// pokingLW wakes the test after every List and Watch call returns.
+// pokingLW wakes the test after every List and Watch call returns, and
+// after each watch it opened is stopped (which closes it on the server).
 type pokingLW struct {
 	lw   cache.ListerWatcher[*corev1.ConfigMap]
 	wake wakeup
@@ -109,7 +115,21 @@ func (p pokingLW) List(ctx context.Context, opts metav1.ListOptions) (cache.List
 
 func (p pokingLW) Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 	defer p.wake.poke()
-	return p.lw.Watch(ctx, opts)
+	w, err := p.lw.Watch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return pokingWatch{w, p.wake}, nil
+}
+
+type pokingWatch struct {
+	watch.Interface
+	wake wakeup
+}
+
+func (w pokingWatch) Stop() {
+	w.Interface.Stop()
+	w.wake.poke()
 }
 
 // IsWatchListSemanticsUnSupported passes on what the server's

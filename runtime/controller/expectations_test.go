@@ -233,6 +233,8 @@ func (r *replicaSet) skipped() int64 { return r.metrics.value("total_requeue_aft
 // owned informer sees none of its events, and has it looked at a second
 // time. The owned informer's events stay held back until ownedLW.open.
 func (r *replicaSet) createWhileOwnedCacheIsStale() {
+	// The initial sync is itself a watch (a streamed list): let it through.
+	eventually(r.t, "caches synced", r.c.HasSynced)
 	r.ownedLW.shut()
 	r.owned.CloseWatches() // the current watch is replaced by a gated one
 	eventually(r.t, "gated watch", func() bool { return r.owned.OpenWatches() == 1 })

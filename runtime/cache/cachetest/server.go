@@ -718,6 +718,10 @@ func (w *watcher) pump() {
 		ev := w.queue[0]
 		w.queue = w.queue[1:]
 		w.mu.Unlock()
+		// Each watcher gets its own copy, as each client of an apiserver
+		// decodes its own: the stored objects are shared, and a client may
+		// change what it receives (an informer interns it in place).
+		ev.Object = ev.Object.DeepCopyObject()
 		select {
 		case w.ch <- ev:
 		case <-w.done:
