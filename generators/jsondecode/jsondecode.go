@@ -51,7 +51,16 @@ func File(p *model.Project, v *model.Version) (*gen.File, error) {
 	})
 	var roots []string
 	for _, k := range v.ClientKinds() {
-		for _, t := range []*typegraph.Type{k.Type, k.ListType} {
+		types := []*typegraph.Type{}
+		if len(k.Verbs) > 0 {
+			types = append(types, k.Type)
+		}
+		if k.Has(model.VerbList) {
+			// gentype's list client needs it to be a runtime.Object;
+			// without the verb it may not be one.
+			types = append(types, k.ListType)
+		}
+		for _, t := range types {
 			if t != nil && t.Kind == typegraph.Struct {
 				if fn := e.funcFor(t); !slices.Contains(roots, fn) {
 					roots = append(roots, fn)
