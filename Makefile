@@ -41,19 +41,24 @@ test-bench-module:
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 -timeout 30m ./...; fi
 
 # Regenerates the committed generated code: the informers and listers of
-# k8s.io/api the runtime ships (runtime/kube/, see its doc.go) and the examples.
+# k8s.io/api the runtime ships (runtime/kube/, see its doc.go), the JSON
+# decoders of apimachinery's types it ships (runtime/jsoncodec), the
+# examples, and the golden types of the JSON decoders (internal/decodetest).
 generate:
 	cd runtime && $(GO) generate ./kube
-	$(GO) generate ./examples/mydemo ./examples/samplecontroller ./examples/configmapset
+	$(GO) test -count=1 -run TestShippedDecoders ./generators/jsondecode -update
+	$(GO) generate ./examples/mydemo ./examples/samplecontroller ./examples/configmapset ./internal/decodetest
 
 # Fails, showing the difference, when committed generated code is stale.
-# The flags are those of the go:generate lines in runtime/kube/doc.go and the
-# examples.
+# The flags are those of the go:generate lines in runtime/kube/doc.go, the
+# examples and internal/decodetest.
 verify:
 	$(GO) run ./cmd/ctrlgen --verify --generators lister,informer --versioned-clientset-package k8s.io/client-go/kubernetes --single-directory --output-dir runtime/kube k8s.io/api/...
 	cd examples/mydemo && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated --crd-dir config/crd --rbac-dir config/rbac ./apis/...
 	cd examples/samplecontroller && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated --crd-dir config/crd ./apis/...
 	cd examples/configmapset && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --output-dir generated --crd-dir config/crd --rbac-dir config/rbac ./apis/...
+	cd internal/decodetest && $(GO) run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --verify --generators deepcopy,register,clientset --with-applyconfig=false --output-dir generated ./apis/...
+	$(GO) test -count=1 -run TestShippedDecoders ./generators/jsondecode
 
 # Runtime and generator benchmarks, ours and the incumbents' side by side;
 # bench/README.md holds the results and how to read them.

@@ -70,6 +70,9 @@ type Config struct {
 	// always do. Only for APIs whose server speaks protobuf: custom
 	// resources do not.
 	PrefersProtobuf bool
+	// NoJSONDecoders leaves the generated JSON decoders out: the typed
+	// clients decode with apimachinery's serializer, as client-gen's do.
+	NoJSONDecoders bool
 	// VersionedClientsetPkg, as informer-gen's --versioned-clientset-package,
 	// is the import path of an existing clientset, e.g.
 	// k8s.io/client-go/kubernetes: informers and controllers use it, and
@@ -250,6 +253,7 @@ func Plan(cfg Config) (*Changes, error) {
 		ControllersPkg:   ctrlPkg,
 		PluralExceptions: cfg.PluralExceptions,
 		PrefersProtobuf:  cfg.PrefersProtobuf,
+		NoJSONDecoders:   cfg.NoJSONDecoders,
 
 		VersionedClientsetPkg:       cfg.VersionedClientsetPkg,
 		SingleDirectory:             cfg.SingleDirectory,

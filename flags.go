@@ -29,6 +29,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.BoolVar(&cfg.Verify, "verify", false, "change nothing; print what is stale and exit 1 if anything is")
 	plurals := fs.String("plural-exceptions", "", "comma-separated Kind:plural overrides, e.g. Endpoints:Endpoints")
 	fs.BoolVar(&cfg.PrefersProtobuf, "prefers-protobuf", false, "typed clients of every input send and accept protobuf first, as client-gen's --prefers-protobuf; clients of k8s.io/api, k8s.io/apiextensions-apiserver, k8s.io/kube-aggregator and k8s.io/metrics types always do. Custom resources are served as JSON only: do not set it for them")
+	jsonDecoders := fs.Bool("json-decoders", true, "give each typed client of a custom resource (a client that speaks JSON) a reflection-free JSON decoder of its kinds, generated into zz_generated.jsondecode.go next to it and used for list responses and watch events; =false for client-gen's clients exactly, which decode with apimachinery's serializer")
 	fs.StringVar(&cfg.VersionedClientsetPkg, "versioned-clientset-package", "", "as informer-gen's: import path of an existing clientset the informers and controllers use, e.g. k8s.io/client-go/kubernetes; no clientset is generated (leave clientset out of --generators)")
 	fs.BoolVar(&cfg.SingleDirectory, "single-directory", false, "as informer-gen's: write the informers to <output-dir>/informers, without the externalversions directory, as k8s.io/client-go/informers")
 	withApplyConfig := fs.Bool("with-applyconfig", true, "generate apply configurations under <output-dir>/applyconfiguration and give the typed clients Apply and ApplyStatus, as kube_codegen.sh --with-applyconfig; =false for neither")
@@ -47,6 +48,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		args = fs.Args()[1:]
 	}
 	cfg.NoApplyConfig = !*withApplyConfig
+	cfg.NoJSONDecoders = !*jsonDecoders
 	if cfg.NoApplyConfig && cfg.ApplyConfigurationPkg != "" {
 		return cfg, fmt.Errorf("--with-applyconfig=false and --apply-configuration-package %s: the typed clients either have Apply or not", cfg.ApplyConfigurationPkg)
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	// first, as client-gen's --prefers-protobuf does. Without it only the
 	// kube-apiserver's own API packages do (see servedAsProtobuf).
 	PrefersProtobuf bool
+	// NoJSONDecoders turns off the typed clients' generated JSON
+	// decoders (--json-decoders=false).
+	NoJSONDecoders bool
 	// VersionedClientsetPkg, as informer-gen's --versioned-clientset-package,
 	// is an existing clientset the informers and controllers use, e.g.
 	// k8s.io/client-go/kubernetes; empty for the one this run generates
@@ -360,6 +363,7 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 			}
 		}
 	}
+	v.JSONDecoders = !b.opts.NoJSONDecoders && !v.PrefersProtobuf && !p.ClientsetExternal && len(v.ClientKinds()) > 0
 	gv := g.Name + "/" + v.Name
 	if other, dup := b.versions[gv]; dup {
 		b.errorf(markers.GroupName.Pos(a.markers), "group %q version %s is declared by both %s and %s", g.Name, v.Name, other, v.TypesPkg)

@@ -69,6 +69,8 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	}
 	if _, ok := a.byName[k.ListName]; !ok && (k.Has(model.VerbList) || k.Has(model.VerbDeleteCollection)) {
 		b.errorf(pos, "%s has the list verbs but no %s type in its package", name, k.ListName)
+	} else if ok {
+		k.ListType, _ = b.graph.Named(a.src.Path, k.ListName)
 	}
 	k.Methods = b.methods(m, a, k)
 	if v.ApplyConfigPkg != "" && k.Has(model.VerbApplyStatus) && k.HasStatus && !k.Has(model.VerbApply) {

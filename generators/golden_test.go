@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -11,8 +12,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"text/template"
 
 	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/generators/jsondecode"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
 	"github.com/ctrlgen/ctrlgen/output"
 )
@@ -60,9 +63,13 @@ func TestGolden(t *testing.T) {
 			}
 			if !testing.Short() {
 				cmds := [][]string{{"build", "./..."}, {"vet", "./..."}}
+				checked := addJSONDecodeChecks(t, tmp, "example.com/"+filepath.Base(dir))
+				t.Logf("JSON decoders compared with apimachinery's in %v", checked)
 				if hasTests(t, filepath.Join(dir, "in")) {
 					// Tests of the generated code, such as the fake's server-side apply.
 					cmds = append(cmds, []string{"test", "-count=1", "./..."})
+				} else if len(checked) > 0 {
+					cmds = append(cmds, append([]string{"test", "-count=1"}, checked...))
 				}
 				for _, cmd := range cmds {
 					if out, err := testmod.Go(t, tmp, cmd...); err != nil {
@@ -72,6 +79,46 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// addJSONDecodeChecks writes testdata/jsondecode_check_test.go.tmpl into
+// every typed client package of the module at dir that has generated JSON
+// decoders, and returns those packages: each compares its decoders with
+// apimachinery's serializer on random objects of its kinds.
+func addJSONDecodeChecks(t *testing.T, dir, module string) []string {
+	tmpl := template.Must(template.ParseFiles(filepath.Join("testdata", "jsondecode_check_test.go.tmpl")))
+	var pkgs []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() != jsondecode.FileName {
+			return err
+		}
+		pkgDir := filepath.Dir(path)
+		rel, err := filepath.Rel(dir, pkgDir)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		versioned, _, ok := strings.Cut(rel, "/typed/")
+		if !ok {
+			return fmt.Errorf("%s is not in a typed client package", path)
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var pkg string
+		fmt.Sscanf(string(src[bytes.Index(src, []byte("\npackage "))+1:]), "package %s", &pkg)
+		var out bytes.Buffer
+		if err := tmpl.Execute(&out, map[string]string{"Package": pkg, "SchemePkg": module + "/" + versioned + "/scheme"}); err != nil {
+			return err
+		}
+		pkgs = append(pkgs, "./"+rel)
+		return os.WriteFile(filepath.Join(pkgDir, "zz_jsondecode_check_test.go"), out.Bytes(), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
 }
 
 // hasTests reports whether the case's input holds Go tests.

@@ -152,6 +152,10 @@ type Version struct {
 	// first (gentype.PrefersProtobuf), as client-go's own clientset does
 	// for the built-in types.
 	PrefersProtobuf bool
+	// JSONDecoders makes the typed clients decode their kinds' JSON with
+	// generated code (generators/jsondecode): on unless --json-decoders=false,
+	// for versions whose clients speak JSON and have kinds.
+	JSONDecoders bool
 
 	// Kinds sorted by name.
 	Kinds []*Kind
@@ -230,6 +234,8 @@ type Kind struct {
 	// Type is the kind's Go type, whose fields the apply configurations
 	// and their schema follow.
 	Type *typegraph.Type
+	// ListType is the Go type of ListName; nil when the package has none.
+	ListType *typegraph.Type
 	// Controller is set by "+ctrlgen:controller"; nil without it.
 	Controller *Controller
 

@@ -197,6 +197,9 @@ func (s *fileScope) resolve(e ast.Expr) (*Type, error) {
 	case *ast.ChanType:
 		return s.composite(Chan, nil, e.Value)
 	case *ast.InterfaceType:
+		if e.Methods != nil && len(e.Methods.List) > 0 {
+			return &Type{Kind: Interface, Why: "interface with methods"}, nil
+		}
 		return &Type{Kind: Interface}, nil
 	case *ast.FuncType:
 		return &Type{Kind: Func, Why: "function type"}, nil
@@ -289,7 +292,13 @@ func guessName(p string) string {
 	return base
 }
 
-// index reads the package's type declarations and DeepCopy* methods.
+// indexedMethods reports whether the methods called name are read: the
+// deep-copy ones, and the unmarshalers encoding/json calls.
+func indexedMethods(name string) bool {
+	return strings.HasPrefix(name, "DeepCopy") || name == "UnmarshalJSON" || name == "UnmarshalText"
+}
+
+// index reads the package's type declarations and indexedMethods.
 func (g *Graph) index(pkgPath string) (*pkgIndex, error) {
 	if idx, ok := g.pkgs[pkgPath]; ok {
 		return idx, nil
@@ -315,7 +324,7 @@ func (g *Graph) index(pkgPath string) (*pkgIndex, error) {
 					}
 				}
 			case *ast.FuncDecl:
-				if d.Recv != nil && strings.HasPrefix(d.Name.Name, "DeepCopy") {
+				if d.Recv != nil && indexedMethods(d.Name.Name) {
 					scope.addMethod(d)
 				}
 			}
@@ -337,6 +346,7 @@ func (s *fileScope) addMethod(d *ast.FuncDecl) {
 	}
 	m.Params = s.refs(d.Type.Params)
 	m.Results = s.refs(d.Type.Results)
+	m.Signature = signature(d.Type)
 	if s.pkg.methods[id.Name] == nil {
 		s.pkg.methods[id.Name] = map[string]*Method{}
 	}
@@ -378,6 +388,28 @@ func (s *fileScope) ref(e ast.Expr) Ref {
 		}
 	}
 	return r
+}
+
+// signature writes a function type's parameter and result types, without
+// names: "([]byte) error".
+func signature(ft *ast.FuncType) string {
+	list := func(fields *ast.FieldList) string {
+		if fields == nil {
+			return ""
+		}
+		var types_ []string
+		for _, f := range fields.List {
+			for range max(1, len(f.Names)) {
+				types_ = append(types_, types.ExprString(f.Type))
+			}
+		}
+		return strings.Join(types_, ", ")
+	}
+	sig := "(" + list(ft.Params) + ")"
+	if r := list(ft.Results); r != "" {
+		sig += " " + r
+	}
+	return sig
 }
 
 // commentLines returns a comment group's lines without their comment

@@ -88,11 +88,15 @@ type Member struct {
 	Comments []string
 }
 
-// Method is a declared method's signature, as far as deep copies care.
+// Method is a declared method's signature, as far as deep copies and
+// unmarshalers care.
 type Method struct {
 	PtrRecv bool
 	Params  []Ref
 	Results []Ref
+	// Signature is the parameter and result types as written, without
+	// names: "([]byte) error".
+	Signature string
 }
 
 // Ref is a parameter or result type: a name, maybe behind one pointer.

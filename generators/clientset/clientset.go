@@ -10,6 +10,7 @@ package clientset
 
 import (
 	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/generators/jsondecode"
 	"github.com/ctrlgen/ctrlgen/generators/tmpl"
 	"github.com/ctrlgen/ctrlgen/model"
 )
@@ -58,5 +59,18 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 		s.AddDoc(v.TypedClientPkg, "This package has the automatically generated typed clients.")
 		s.AddDoc(v.TypedClientFakePkg, "Package fake has the automatically generated clients.")
 	}
-	return s.Files()
+	files, err := s.Files()
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range versions {
+		f, err := jsondecode.File(p, v)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return files, nil
 }

@@ -14,7 +14,9 @@
 // for Mydemos, the informer informer-gen v0.37.2 generates, written out
 // (clientgo.go). Both sides talk through the same clientsets: client-go's
 // kubernetes one speaking protobuf for ConfigMaps, the example's generated
-// one speaking JSON for Mydemos.
+// one speaking JSON for Mydemos, which ctrlgen's side uses as generated
+// (decoding with its generated JSON decoders) and client-go's with the
+// serializer client-gen's clients have (clientGenMydemoClient).
 package main
 
 import (
@@ -197,14 +199,18 @@ func newInformer(cfg *rest.Config, impl, kind string) (runner, error) {
 			return clientGoConfigMaps(client), nil
 		}
 	case "mydemos":
-		client, err := versioned.NewForConfig(cfg)
-		if err != nil {
-			return nil, err
-		}
 		switch impl {
 		case "ctrlgen":
+			client, err := versioned.NewForConfig(cfg)
+			if err != nil {
+				return nil, err
+			}
 			return ctrlgenMydemos(client), nil
 		case "client-go":
+			client, err := clientGenMydemoClient(cfg)
+			if err != nil {
+				return nil, err
+			}
 			return clientGoMydemos(client), nil
 		}
 	default:

@@ -7,6 +7,7 @@ import (
 
 	samplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/apis/samplecontroller/v1alpha1"
 	"github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/clientset/versioned/scheme"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	"k8s.io/client-go/rest"
 )
 
@@ -68,7 +69,7 @@ func setConfigDefaults(config *rest.Config) {
 	gv := samplecontrollerv1alpha1.SchemeGroupVersion
 	config.GroupVersion = &gv
 	config.APIPath = "/apis"
-	config.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
+	config.NegotiatedSerializer = jsoncodec.NegotiatedSerializer(rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion(), scheme.Scheme, jsonKinds...)
 
 	if config.UserAgent == "" {
 		config.UserAgent = rest.DefaultKubernetesUserAgent()

@@ -7,6 +7,7 @@ import (
 
 	gatewayv1 "example.com/crosspkgkind/apis/gateway/v1"
 	"example.com/crosspkgkind/generated/clientset/versioned/scheme"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	"k8s.io/client-go/rest"
 )
 
@@ -73,7 +74,7 @@ func setConfigDefaults(config *rest.Config) {
 	gv := gatewayv1.SchemeGroupVersion
 	config.GroupVersion = &gv
 	config.APIPath = "/apis"
-	config.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
+	config.NegotiatedSerializer = jsoncodec.NegotiatedSerializer(rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion(), scheme.Scheme, jsonKinds...)
 
 	if config.UserAgent == "" {
 		config.UserAgent = rest.DefaultKubernetesUserAgent()

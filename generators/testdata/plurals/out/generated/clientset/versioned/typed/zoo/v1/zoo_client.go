@@ -7,6 +7,7 @@ import (
 
 	zoov1 "example.com/plurals/apis/zoo/v1"
 	"example.com/plurals/generated/clientset/versioned/scheme"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	"k8s.io/client-go/rest"
 )
 
@@ -88,7 +89,7 @@ func setConfigDefaults(config *rest.Config) {
 	gv := zoov1.SchemeGroupVersion
 	config.GroupVersion = &gv
 	config.APIPath = "/apis"
-	config.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
+	config.NegotiatedSerializer = jsoncodec.NegotiatedSerializer(rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion(), scheme.Scheme, jsonKinds...)
 
 	if config.UserAgent == "" {
 		config.UserAgent = rest.DefaultKubernetesUserAgent()

@@ -7,6 +7,7 @@ import (
 
 	fleetv1 "example.com/subresource/apis/fleet/v1"
 	"example.com/subresource/generated/clientset/versioned/scheme"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	"k8s.io/client-go/rest"
 )
 
@@ -68,7 +69,7 @@ func setConfigDefaults(config *rest.Config) {
 	gv := fleetv1.SchemeGroupVersion
 	config.GroupVersion = &gv
 	config.APIPath = "/apis"
-	config.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
+	config.NegotiatedSerializer = jsoncodec.NegotiatedSerializer(rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion(), scheme.Scheme, jsonKinds...)
 
 	if config.UserAgent == "" {
 		config.UserAgent = rest.DefaultKubernetesUserAgent()

@@ -13,6 +13,7 @@ import (
 
 	tenancyv1alpha1 "example.com/cluster/apis/tenancy/v1alpha1"
 	"example.com/cluster/pkg/generated/clientset/versioned/scheme"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	"k8s.io/client-go/rest"
 )
 
@@ -74,7 +75,7 @@ func setConfigDefaults(config *rest.Config) {
 	gv := tenancyv1alpha1.SchemeGroupVersion
 	config.GroupVersion = &gv
 	config.APIPath = "/apis"
-	config.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
+	config.NegotiatedSerializer = jsoncodec.NegotiatedSerializer(rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion(), scheme.Scheme, jsonKinds...)
 
 	if config.UserAgent == "" {
 		config.UserAgent = rest.DefaultKubernetesUserAgent()
