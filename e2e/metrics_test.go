@@ -32,10 +32,11 @@ func TestMetricsAreServedOnlyToTokensAllowedToGetThem(t *testing.T) {
 	// metrics-auth-role lets it review tokens); the scraper is bound to the
 	// generated metrics-reader.
 	account := newMydemoAccount(t, e, ns)
-	readerRole := account.prefix + "metrics-reader"
-	if account.objects["ClusterRole/"+readerRole] == nil {
+	reader := account.objects["ClusterRole/metrics-reader"]
+	if reader == nil {
 		t.Fatalf("examples/mydemo/config/rbac has no ClusterRole metrics-reader")
 	}
+	readerRole := reader.GetName()
 	readerToken := serviceAccountToken(t, kc, ns, "prometheus", readerRole)
 	strangerToken := serviceAccountToken(t, kc, ns, "stranger")
 

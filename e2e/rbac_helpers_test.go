@@ -24,6 +24,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -401,7 +402,9 @@ func (a *rbacAccount) waitOwnerKindAdmitted(t *testing.T, e *testenv.Env, gvk sc
 			return false, err.Error()
 		}
 		admin := kubernetes.NewForConfigOrDie(e.Config())
-		if err := admin.CoreV1().ConfigMaps(a.ns).Delete(ctx, cm.Name, metav1.DeleteOptions{}); err != nil {
+		// The garbage collector may have deleted it first: its owner
+		// does not exist.
+		if err := admin.CoreV1().ConfigMaps(a.ns).Delete(ctx, cm.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			t.Fatal(err)
 		}
 		return true, ""
