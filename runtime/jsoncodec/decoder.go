@@ -174,37 +174,27 @@ func (d *Decoder) literal(word string) bool {
 // Object starts an object and reports true; then Key gives its members.
 // A null is consumed and leaves the Go value alone (false); any other
 // value is an error.
-func (d *Decoder) Object() bool {
-	if d.err != nil {
-		return false
-	}
-	switch c := d.ws(); c {
-	case '{':
-		return d.open()
-	case 'n':
-		d.literal("null")
-		return false
-	default:
-		d.mismatch(c, "object")
-		return false
-	}
-}
+func (d *Decoder) Object() bool { return d.start('{', "object") }
 
 // Array starts an array and reports true; then Elem tells whether
 // another element follows. A null is consumed and false returned (the
 // caller sets a slice to nil); any other value is an error.
-func (d *Decoder) Array() bool {
+func (d *Decoder) Array() bool { return d.start('[', "array") }
+
+// start starts an object or array (open is its first byte), or consumes a
+// null (false); any other value is an error.
+func (d *Decoder) start(open byte, what string) bool {
 	if d.err != nil {
 		return false
 	}
 	switch c := d.ws(); c {
-	case '[':
+	case open:
 		return d.open()
 	case 'n':
 		d.literal("null")
 		return false
 	default:
-		d.mismatch(c, "array")
+		d.mismatch(c, what)
 		return false
 	}
 }

@@ -12,30 +12,32 @@ import (
 // timestamp Kubernetes writes) is parsed here, without the encoding/json
 // pass UnmarshalJSON makes over it; anything else goes to UnmarshalJSON.
 func Time(d *Decoder, p *metav1.Time) {
-	if s, ok := d.plainString(); ok {
-		t, err := time.Parse(time.RFC3339, s)
-		if err != nil {
-			d.Fail(err)
-			return
-		}
-		p.Time = t.Local()
-		return
+	if !plainTime(d, time.RFC3339, &p.Time) {
+		d.Unmarshal(p)
 	}
-	d.Unmarshal(p)
 }
 
 // MicroTime is Time for a metav1.MicroTime (RFC 3339 with microseconds).
 func MicroTime(d *Decoder, p *metav1.MicroTime) {
-	if s, ok := d.plainString(); ok {
-		t, err := time.Parse(metav1.RFC3339Micro, s)
-		if err != nil {
-			d.Fail(err)
-			return
-		}
-		p.Time = t.Local()
-		return
+	if !plainTime(d, metav1.RFC3339Micro, &p.Time) {
+		d.Unmarshal(p)
 	}
-	d.Unmarshal(p)
+}
+
+// plainTime parses a plain string in layout into *t, made local, and
+// reports true; for anything else it consumes nothing and reports false.
+func plainTime(d *Decoder, layout string, t *time.Time) bool {
+	s, ok := d.plainString()
+	if !ok {
+		return false
+	}
+	parsed, err := time.Parse(layout, s)
+	if err != nil {
+		d.Fail(err)
+		return true
+	}
+	*t = parsed.Local()
+	return true
 }
 
 // plainString consumes the next value if it is a string of printable
