@@ -37,6 +37,10 @@ func TestMetricsAreServedOnlyToTokensAllowedToGetThem(t *testing.T) {
 		t.Fatalf("examples/mydemo/config/rbac has no ClusterRole metrics-reader")
 	}
 	readerRole := reader.GetName()
+	// newAccount waits for manager-role; the manager reviews scrapers'
+	// tokens as soon as it serves, so wait for its metrics-auth-role too.
+	account.waitAllowed(t, e, "create", "authentication.k8s.io", "tokenreviews", "", true)
+	account.waitAllowed(t, e, "create", "authorization.k8s.io", "subjectaccessreviews", "", true)
 	readerToken := serviceAccountToken(t, kc, ns, "prometheus", readerRole)
 	strangerToken := serviceAccountToken(t, kc, ns, "stranger")
 

@@ -219,11 +219,12 @@ func ready(p *mydemoProcess) (bool, string) {
 }
 
 // mydemos reconciles Mydemos in a namespace of its own: a new one (the
-// informers' lists and watches, creating its ConfigMap, whose controller
+// informers' lists and watches, applying its ConfigMap, whose controller
 // reference blocks the Mydemo's deletion, and writing status), a spec
-// change (updating the ConfigMap), a status write that conflicts (getting
-// the Mydemo afresh), a ConfigMap created by someone else just before the
-// controller's create (getting it after AlreadyExists), and a Mydemo whose
+// change (applying the ConfigMap again), a status write raced by another
+// writer (which conflicts for a controller that updates status and gets
+// the Mydemo afresh; mydemo applies it), a ConfigMap created by someone
+// else just before the controller's apply, and a Mydemo whose
 // ConfigMap the apiserver refuses, twice (a Warning event created, then
 // patched when it recurs). With refused it stops as soon as refused holds.
 func (s *rbacScenario) mydemos(t *testing.T, refused func() bool) {

@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -11,10 +10,6 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
-
-	"github.com/ctrlgen/ctrlgen/testenv"
 )
 
 // serviceAccountToken creates the ServiceAccount ns/name, bound to the
@@ -44,21 +39,4 @@ func serviceAccountToken(t *testing.T, kc kubernetes.Interface, ns, name string,
 		t.Fatal(err)
 	}
 	return tr.Status.Token
-}
-
-// tokenKubeconfig writes a kubeconfig for the env's apiserver that
-// authenticates with token.
-func tokenKubeconfig(t *testing.T, e *testenv.Env, token string) string {
-	t.Helper()
-	admin := e.Config()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["testenv"] = &clientcmdapi.Cluster{Server: admin.Host, CertificateAuthorityData: admin.CAData}
-	cfg.AuthInfos["user"] = &clientcmdapi.AuthInfo{Token: token}
-	cfg.Contexts["testenv"] = &clientcmdapi.Context{Cluster: "testenv", AuthInfo: "user"}
-	cfg.CurrentContext = "testenv"
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }

@@ -66,6 +66,7 @@ func TestCollectDiagnostics(t *testing.T) {
 		{"genclient:method=foo,verb=get", TargetType, "not an exported Go identifier", false},
 		{"genclientx", TargetType, "unknown marker +genclientx; did you mean +genclient?", false},
 		{"ctrlgen:controler", TargetType, "did you mean +ctrlgen:controller?", false},
+		{"ctrlgen:controller:stausAply", TargetType, "did you mean +ctrlgen:controller:statusApply?", false},
 		{"ctrlgen:controller:owns=apps/v1.deployment", TargetType, "does not end in .<Kind>", false},
 		{"ctrlgen:controller:owns=apps/1.Deployment", TargetType, "version \"1\"", false},
 		{"ctrlgen:controller:finalizer=cleanup", TargetType, "domain-qualified", false},

@@ -168,16 +168,12 @@ func (r *Registry) closest(name string) string {
 	}
 	best, bestDist := "", -1
 	for prefix := name; ; {
-		if c := Closest(prefix, owned); c != "" {
-			d := editDistance(strings.ToLower(prefix), strings.ToLower(c))
-			if len(prefix) < len(name) {
-				// Dropping what follows is an edit too: a marker whose own
-				// name is a prefix of another's (+ctrlgen:controller,
-				// +ctrlgen:controller:statusApply) must not win over the
-				// longer one for a typo in the longer one's last part.
-				d++
-			}
-			if bestDist < 0 || d < bestDist {
+		// A shortened name stands for a marker whose arguments follow
+		// after a colon; a flag marker (+ctrlgen:controller) never has
+		// them, so a typo in +ctrlgen:controller:statusApply's last part
+		// is not taken for it.
+		if c := Closest(prefix, owned); c != "" && (len(prefix) == len(name) || r.byName[c][0].takesArgs()) {
+			if d := editDistance(strings.ToLower(prefix), strings.ToLower(c)); bestDist < 0 || d < bestDist {
 				best, bestDist = c, d
 			}
 		}

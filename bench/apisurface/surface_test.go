@@ -112,8 +112,13 @@ func goldenInputs(t *testing.T) []surfaceInput {
 				// Not Go API: a header, and where the CRDs go.
 				i++
 			case a == "--generators" && i+1 < len(args) && codegenGenerators(args[i+1]):
-				// code-generator's outputs, without the manifests.
-				noApply = !slices.Contains(strings.Split(args[i+1], ","), "applyconfiguration")
+				// code-generator's outputs, without the manifests. The
+				// typed clients have Apply unless --with-applyconfig=false,
+				// whatever --generators says: code-generator's side then
+				// needs the apply configurations too.
+				if !slices.Contains(strings.Split(args[i+1], ","), "applyconfiguration") && !slices.Contains(args, "--with-applyconfig=false") {
+					t.Fatalf("%s: --generators without applyconfiguration gives clients whose Apply takes apply configurations this run does not write; add it, or --with-applyconfig=false", f)
+				}
 				i++
 			case strings.HasPrefix(a, "-"):
 				t.Fatalf("%s: no code-generator equivalent known for %s", f, a)

@@ -82,6 +82,17 @@ func TestDeriveStatus(t *testing.T) {
 		"apps.example.com widgets/status update")
 }
 
+// TestDeriveStatusApply: status written by server-side apply
+// (+ctrlgen:controller:statusApply) is a patch of the status subresource,
+// and nothing reads the object afresh.
+func TestDeriveStatusApply(t *testing.T) {
+	p := project(func(c *model.Controller, _, _ *model.Kind) { c.StatusWriteBack, c.StatusApply = true, true })
+	check(t, rules(t, p),
+		" events create,patch",
+		"apps.example.com widgets list,watch",
+		"apps.example.com widgets/status patch")
+}
+
 // TestDeriveFinalizer: the finalizer is added and removed by updating the
 // object; no finalizers subresource is involved.
 func TestDeriveFinalizer(t *testing.T) {

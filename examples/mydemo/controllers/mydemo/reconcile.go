@@ -58,9 +58,9 @@ func ConfigMapName(obj *crddemov1.Mydemo) string { return obj.Name + "-config" }
 //
 // Verbs: ConfigMaps are read through the shipped lister (list, watch) and
 // written only by that apply, a patch (and a create, to the authorizer,
-// when it creates the ConfigMap); no update, get or delete. The wiring applies obj's status (+ctrlgen:controller:statusApply,
-// a patch of mydemos/status), with status.observedGeneration after a nil
-// error.
+// when it creates the ConfigMap); no update, get or delete. The wiring
+// applies obj's status (+ctrlgen:controller:statusApply, a patch of
+// mydemos/status), with status.observedGeneration after a nil error.
 func (c *Controller) Reconcile(ctx context.Context, obj *crddemov1.Mydemo) (controller.Result, error) {
 	logger := klog.FromContext(ctx).WithValues("mydemo", klog.KObj(obj))
 	want := DesiredConfigMap(obj)
