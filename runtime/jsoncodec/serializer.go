@@ -3,6 +3,7 @@ package jsoncodec
 import (
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -95,16 +96,21 @@ func (n *negotiated) SupportedMediaTypes() []runtime.SerializerInfo { return n.i
 // some kinds.
 type serializer struct {
 	*json.Serializer
-	scheme *runtime.Scheme
-	byType map[reflect.Type]*Kind
+	byType map[reflect.Type]registered
 	byGVK  map[schema.GroupVersionKind]*Kind
+}
+
+// registered is a Kind with the group, version and kinds the scheme
+// gives its type, looked up once instead of on every decode.
+type registered struct {
+	*Kind
+	gvks []schema.GroupVersionKind
 }
 
 func newSerializer(js *json.Serializer, scheme *runtime.Scheme, kinds []Kind) *serializer {
 	s := &serializer{
 		Serializer: js,
-		scheme:     scheme,
-		byType:     map[reflect.Type]*Kind{},
+		byType:     map[reflect.Type]registered{},
 		byGVK:      map[schema.GroupVersionKind]*Kind{},
 	}
 	for i := range kinds {
@@ -113,7 +119,7 @@ func newSerializer(js *json.Serializer, scheme *runtime.Scheme, kinds []Kind) *s
 		if err != nil {
 			continue // not in the scheme: apimachinery's serializer decodes it
 		}
-		s.byType[k.typ] = k
+		s.byType[k.typ] = registered{k, gvks}
 		for _, gvk := range gvks {
 			s.byGVK[gvk] = k
 		}
@@ -135,7 +141,7 @@ func (s *serializer) Decode(data []byte, defaults *schema.GroupVersionKind, into
 		}
 	case *runtime.Unknown, runtime.Unstructured:
 	default:
-		if k := s.byType[reflect.TypeOf(into).Elem()]; k != nil {
+		if k, ok := s.byType[reflect.TypeOf(into).Elem()]; ok {
 			if gvk, ok := s.decodeInto(data, defaults, into, k); ok {
 				generated.Add(1)
 				return into, gvk, nil
@@ -203,15 +209,12 @@ func (s *serializer) decodeNew(data []byte, defaults *schema.GroupVersionKind) (
 // target (what a REST client passes) is decoded here: restoring one that
 // holds data exactly (slices' spare capacity included) would need more
 // than a deep copy.
-func (s *serializer) decodeInto(data []byte, defaults *schema.GroupVersionKind, into runtime.Object, k *Kind) (*schema.GroupVersionKind, bool) {
+func (s *serializer) decodeInto(data []byte, defaults *schema.GroupVersionKind, into runtime.Object, k registered) (*schema.GroupVersionKind, bool) {
 	target := reflect.ValueOf(into).Elem()
 	if !target.IsZero() {
 		return nil, false
 	}
-	types, _, err := s.scheme.ObjectKinds(into)
-	if err != nil || len(types) == 0 {
-		return nil, false
-	}
+	types := k.gvks
 	d := NewDecoder(data)
 	defer d.Release()
 	d.top.on = true
@@ -225,20 +228,11 @@ func (s *serializer) decodeInto(data []byte, defaults *schema.GroupVersionKind, 
 		actual = withDefaults(actual, *defaults)
 	}
 	actual = withDefaults(actual, types[0])
-	if actual.Kind == "" || actual.Version == "" || !contains(types, actual) {
+	if actual.Kind == "" || actual.Version == "" || !slices.Contains(types, actual) {
 		target.SetZero()
 		return nil, false
 	}
 	return &actual, true
-}
-
-func contains(gvks []schema.GroupVersionKind, gvk schema.GroupVersionKind) bool {
-	for _, g := range gvks {
-		if g == gvk {
-			return true
-		}
-	}
-	return false
 }
 
 // withDefaults fills what the document leaves out from def, as
@@ -272,8 +266,8 @@ func DecodeGenerated(ns runtime.NegotiatedSerializer, data []byte, into runtime.
 		if !ok {
 			continue
 		}
-		k := s.byType[reflect.TypeOf(into).Elem()]
-		if k == nil {
+		k, ok := s.byType[reflect.TypeOf(into).Elem()]
+		if !ok {
 			return false, nil
 		}
 		d := NewDecoder(data)
