@@ -184,7 +184,7 @@ func dedupe(errs []error) []error {
 // asks for no marker, and neither does ctrlgen.
 func isRootKind(s *schemas, t *typeInfo) bool {
 	var typeMeta, objectMeta bool
-	for _, f := range t.fields {
+	for _, f := range t.load().fields {
 		if !f.embedded {
 			continue
 		}
@@ -208,11 +208,11 @@ func newCRD(group, kind string, opts Options, t *typeInfo) *model.CRD {
 		exceptions = plural.DefaultExceptions
 	}
 	pl := strings.ToLower(plural.Of(kind, exceptions))
-	if name, ok := markers.ResourceName.Get(t.markers); ok {
+	if name, ok := markers.ResourceName.Get(t.load().markers); ok {
 		pl = name
 	}
 	scope := "Namespaced"
-	if markers.NonNamespaced.Has(t.markers) {
+	if markers.NonNamespaced.Has(t.load().markers) {
 		scope = "Cluster"
 	}
 	return &model.CRD{
@@ -239,7 +239,7 @@ func applyCRDMarkers(crd *model.CRD, version string, t *typeInfo) []error {
 	if v == nil {
 		return nil
 	}
-	m := t.markers
+	m := t.load().markers
 	var errs []error
 	if r, ok := markers.Resource.Get(m); ok {
 		if r.Path != "" {
@@ -303,7 +303,7 @@ func applyCRDMarkers(crd *model.CRD, version string, t *typeInfo) []error {
 	}
 	if markers.SkipVersion.Has(m) {
 		if len(crd.Spec.Versions) == 1 {
-			errs = append(errs, fmt.Errorf("%s:%d: +kubebuilder:skipversion: cannot skip the only version", t.pos.Filename, t.pos.Line))
+			errs = append(errs, fmt.Errorf("%s: +kubebuilder:skipversion: cannot skip the only version", at(t)))
 		}
 		kept := crd.Spec.Versions[:0]
 		for _, cv := range crd.Spec.Versions {

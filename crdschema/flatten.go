@@ -25,6 +25,9 @@ func (s *schemas) resolved(ref model.TypeRef) *model.Schema {
 	}
 	raw, ok := s.raw[ref]
 	if !ok {
+		raw, ok = knownSchema(ref)
+	}
+	if !ok {
 		t, err := s.typeOf(ref)
 		if err != nil {
 			s.errs = append(s.errs, err)

@@ -7,10 +7,12 @@
 package crdschema
 
 import (
+	"bytes"
 	"fmt"
 	"go/ast"
 	"go/token"
 	"path"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -41,17 +43,43 @@ type fileInfo struct {
 	imports map[string]string // local name → import path, for named imports
 	guessed map[string]string // likely package name → import path, for the others
 	paths   []string          // every import path, to resolve a name the guess misses
+	markers *markers.Lazy
 }
 
+// typeInfo is one type declaration. Its position, doc, markers and fields
+// are read the first time they are asked for (load): a package such as
+// k8s.io/api/core/v1 declares hundreds of types, and a CRD uses a few.
 type typeInfo struct {
-	pkg     *pkgInfo
-	name    string
-	spec    *ast.TypeSpec
-	file    *fileInfo
+	pkg  *pkgInfo
+	name string
+	spec *ast.TypeSpec
+	file *fileInfo
+	decl *ast.GenDecl
+
+	loaded  bool
 	pos     token.Position
 	doc     string
 	markers markers.Set
 	fields  []*fieldInfo // of a struct type
+}
+
+func (t *typeInfo) load() *typeInfo {
+	if t.loaded {
+		return t
+	}
+	t.loaded = true
+	fset := t.file.markers.Fset()
+	t.pos = fset.Position(t.spec.Name.Pos())
+	t.markers, _ = markers.All.Collect(t.file.markers.Type(t.spec), markers.TargetType)
+	docs := t.spec.Doc
+	if docs == nil && t.decl.Lparen == token.NoPos {
+		docs = t.decl.Doc
+	}
+	t.doc = extractDoc(docs)
+	if st, ok := t.spec.Type.(*ast.StructType); ok {
+		t.fields = fields(fset, st, t.file.markers)
+	}
+	return t
 }
 
 type fieldInfo struct {
@@ -72,7 +100,7 @@ func (x *index) pkg(importPath string) (*pkgInfo, error) {
 	if ok {
 		return p, nil
 	}
-	lp, err := x.prog.Lookup(importPath)
+	lp, err := x.prog.LookupSome(importPath, mayMatter)
 	if err != nil {
 		return nil, err
 	}
@@ -81,6 +109,19 @@ func (x *index) pkg(importPath string) (*pkgInfo, error) {
 	x.pkgs[importPath] = p
 	x.mu.Unlock()
 	return p, nil
+}
+
+// mayMatter reports whether a file can hold what read indexes: a type or
+// constant declaration, a (Un)MarshalJSON or MarshalText method, or
+// package markers. The others (deep-copy functions, swagger docs, ...)
+// are not parsed.
+func mayMatter(path string, src []byte) bool {
+	if filepath.Base(path) == "doc.go" || loader.HasLine(src, "type") || loader.HasLine(src, "const") ||
+		bytes.Contains(src, []byte("MarshalJSON")) || bytes.Contains(src, []byte("MarshalText")) {
+		return true
+	}
+	header, _, found := bytes.Cut(src, []byte("\npackage "))
+	return found && (bytes.HasPrefix(header, []byte("// +")) || bytes.Contains(header, []byte("\n// +")))
 }
 
 // read indexes a package's types, fields, methods and markers. Marker
@@ -102,16 +143,8 @@ func (x *index) read(lp *loader.Package) *pkgInfo {
 			fi.paths = append(fi.paths, ip)
 			fi.guessed[guessName(ip)] = ip
 		}
-		scanned := markers.Scan(fset, f.Syntax, f.IsDoc())
-		pkgLines = append(pkgLines, scanned.Package...)
-		fieldSets := map[*ast.Field]markers.Set{}
-		for _, fl := range scanned.Fields {
-			fieldSets[fl.Field], _ = markers.All.Collect(fl.Lines, markers.TargetField)
-		}
-		typeSets := map[*ast.TypeSpec]markers.Set{}
-		for _, tl := range scanned.Types {
-			typeSets[tl.Spec], _ = markers.All.Collect(tl.Lines, markers.TargetType)
-		}
+		fi.markers = markers.NewLazy(fset, f.Syntax, f.IsDoc())
+		pkgLines = append(pkgLines, fi.markers.Package()...)
 		for _, d := range f.Syntax.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
@@ -128,17 +161,7 @@ func (x *index) read(lp *loader.Package) *pkgInfo {
 				case token.TYPE:
 					for _, s := range d.Specs {
 						ts := s.(*ast.TypeSpec)
-						t := &typeInfo{pkg: p, name: ts.Name.Name, spec: ts, file: fi,
-							pos: fset.Position(ts.Name.Pos()), markers: typeSets[ts]}
-						docs := ts.Doc
-						if docs == nil && d.Lparen == token.NoPos {
-							docs = d.Doc
-						}
-						t.doc = extractDoc(docs)
-						if st, ok := ts.Type.(*ast.StructType); ok {
-							t.fields = fields(fset, st, fieldSets)
-						}
-						p.types[t.name] = t
+						p.types[ts.Name.Name] = &typeInfo{pkg: p, name: ts.Name.Name, spec: ts, file: fi, decl: d}
 					}
 				case token.CONST:
 					p.readConsts(d)
@@ -150,15 +173,16 @@ func (x *index) read(lp *loader.Package) *pkgInfo {
 	return p
 }
 
-func fields(fset *token.FileSet, st *ast.StructType, sets map[*ast.Field]markers.Set) []*fieldInfo {
+func fields(fset *token.FileSet, st *ast.StructType, lines *markers.Lazy) []*fieldInfo {
 	var out []*fieldInfo
 	for _, f := range st.Fields.List {
 		tag := ""
 		if f.Tag != nil {
 			tag, _ = strconv.Unquote(f.Tag.Value)
 		}
-		fi := &fieldInfo{tag: reflect.StructTag(tag), doc: extractDoc(f.Doc), markers: sets[f],
+		fi := &fieldInfo{tag: reflect.StructTag(tag), doc: extractDoc(f.Doc),
 			expr: f.Type, pos: fset.Position(f.Pos())}
+		fi.markers, _ = markers.All.Collect(lines.Field(f), markers.TargetField)
 		_, fi.hasTag = fi.tag.Lookup("json")
 		if len(f.Names) == 0 {
 			fi.embedded = true

@@ -3,6 +3,7 @@ package crdschema
 import (
 	"fmt"
 	"go/ast"
+	"path"
 	"slices"
 	"strings"
 
@@ -31,7 +32,10 @@ type posString string
 
 func (p posString) String() string { return string(p) }
 
-func at(t *typeInfo) fmt.Stringer { return posString(fmt.Sprintf("%s:%d", t.pos.Filename, t.pos.Line)) }
+func at(t *typeInfo) fmt.Stringer {
+	pos := t.load().pos
+	return posString(fmt.Sprintf("%s:%d", pos.Filename, pos.Line))
+}
 
 // typeSchema is the schema of a named type, before references are resolved.
 func (s *schemas) typeSchema(t *typeInfo) *model.Schema {
@@ -53,21 +57,21 @@ func (s *schemas) infoToSchema(t *typeInfo) *model.Schema {
 	switch {
 	case s.hasMethod(t, "MarshalJSON", map[*typeInfo]bool{}):
 		sc := &model.Schema{}
-		s.applyMarkers(t.markers, sc, at(t), t)
+		s.applyMarkers(t.load().markers, sc, at(t), t)
 		if sc.Type != "" {
 			return sc
 		}
 	case s.hasMethod(t, "MarshalText", map[*typeInfo]bool{}):
 		sc := &model.Schema{Type: "string"}
-		s.applyMarkers(t.markers, sc, at(t), t)
+		s.applyMarkers(t.load().markers, sc, at(t), t)
 		if sc.Type != "string" {
 			s.errorf(at(t), "%s implements encoding.TextMarshaler but its schema type is %q, not string", t.name, sc.Type)
 		}
 		return sc
 	}
 	sc := s.exprSchema(t, t.spec.Type, true)
-	sc.Description = t.doc
-	s.applyMarkers(t.markers, sc, at(t), t)
+	sc.Description = t.load().doc
+	s.applyMarkers(t.load().markers, sc, at(t), t)
 	return sc
 }
 
@@ -80,7 +84,7 @@ func (s *schemas) hasMethod(t *typeInfo, name string, seen map[*typeInfo]bool) b
 		return false
 	}
 	seen[t] = true
-	for _, f := range t.fields {
+	for _, f := range t.load().fields {
 		if !f.embedded {
 			continue
 		}
@@ -175,12 +179,33 @@ func (s *schemas) selectorSchema(t *typeInfo, e *ast.SelectorExpr) *model.Schema
 		s.errorf(at(t), "%s: unsupported type expression", t.name)
 		return &model.Schema{}
 	}
+	if ref, ok := knownSelector(t.file, id.Name, e.Sel.Name); ok {
+		return &model.Schema{Ref: &ref}
+	}
 	nt, err := s.x.lookupSelector(t.file, id.Name, e.Sel.Name)
 	if err != nil {
 		s.errorf(at(t), "%s: %v", t.name, err)
 		return &model.Schema{}
 	}
 	return s.namedRef(nt, false)
+}
+
+// knownSelector is the reference pkgName.name makes in file f when it
+// names a type knownSchema has, found without reading its package: the
+// import is named pkgName or, unnamed, its path ends in pkgName (which
+// every known package's name does).
+func knownSelector(f *fileInfo, pkgName, name string) (model.TypeRef, bool) {
+	ip, ok := f.imports[pkgName]
+	if !ok {
+		ip, ok = f.guessed[pkgName]
+		ok = ok && path.Base(ip) == pkgName
+	}
+	ref := model.TypeRef{Pkg: ip, Name: name}
+	if !ok {
+		return ref, false
+	}
+	_, known := knownSchema(ref)
+	return ref, known
 }
 
 // underlying is what a chain of named types ends in: the declaration
@@ -273,7 +298,7 @@ func (s *schemas) structSchema(t *typeInfo) *model.Schema {
 	props := &model.Schema{Type: "object", Properties: map[string]*model.Schema{}}
 	oneOf := map[string]bool{}
 	for _, d := range []*markers.Definition[[]string]{markers.AtMostOneOf, markers.ExactlyOneOf, markers.AtLeastOneOf} {
-		for _, v := range d.All(t.markers) {
+		for _, v := range d.All(t.load().markers) {
 			for _, f := range v.V {
 				oneOf[f] = true
 			}
@@ -281,7 +306,7 @@ func (s *schemas) structSchema(t *typeInfo) *model.Schema {
 	}
 	defaultOptional := markers.ValidationOptional.Has(t.pkg.markers)
 	var immutable []string
-	for _, f := range t.fields {
+	for _, f := range t.load().fields {
 		fpos := posString(fmt.Sprintf("%s:%d", f.pos.Filename, f.pos.Line))
 		if !f.hasTag {
 			s.errorf(fpos, "encountered struct field %q without JSON tag in type %q", f.name, t.name)

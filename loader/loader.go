@@ -76,7 +76,8 @@ type Program struct {
 	mu       sync.Mutex
 	listed   map[string]*listedPackage
 	parsed   map[string]*Package
-	hinted   []string // prefetched paths the resolver has not been asked about
+	files    map[string]*File // every file parsed, by path, parsed once
+	hinted   []string         // prefetched paths the resolver has not been asked about
 }
 
 // listedPackage is what the loader needs of a package go list describes.
@@ -119,6 +120,7 @@ func Load(cfg Config) (*Program, error) {
 		dir:     dir,
 		listed:  map[string]*listedPackage{},
 		parsed:  map[string]*Package{},
+		files:   map[string]*File{},
 	}
 	if p.resolver, err = newResolver(dir); err != nil {
 		return nil, err
@@ -142,7 +144,7 @@ func Load(cfg Config) (*Program, error) {
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	if p.Roots, err = p.parse(listed, true); err != nil {
+	if p.Roots, err = p.parse(listed, true, nil); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -280,6 +282,40 @@ func (p *Program) Lookup(path string) (*Package, error) {
 	if ok {
 		return pkg, p.complete(pkg)
 	}
+	lp, err := p.listedPackage(path)
+	if err != nil {
+		return nil, err
+	}
+	pkgs, err := p.parse([]*listedPackage{lp}, false, nil)
+	if err != nil {
+		return nil, err
+	}
+	return pkgs[0], p.complete(pkgs[0])
+}
+
+// LookupSome is Lookup for a reader that needs only some of a package's
+// files: unless the package is already parsed, its files that keep
+// rejects (by their path and source) are left out of the package returned, which
+// Lookup does not return later. The files it parses are not parsed again.
+func (p *Program) LookupSome(path string, keep func(path string, src []byte) bool) (*Package, error) {
+	p.mu.Lock()
+	pkg, ok := p.parsed[path]
+	p.mu.Unlock()
+	if ok {
+		return pkg, p.complete(pkg)
+	}
+	lp, err := p.listedPackage(path)
+	if err != nil {
+		return nil, err
+	}
+	pkgs, err := p.parse([]*listedPackage{lp}, false, keep)
+	if err != nil {
+		return nil, err
+	}
+	return pkgs[0], nil
+}
+
+func (p *Program) listedPackage(path string) (*listedPackage, error) {
 	p.mu.Lock()
 	lp, ok := p.listed[path]
 	p.mu.Unlock()
@@ -295,11 +331,7 @@ func (p *Program) Lookup(path string) (*Package, error) {
 	if len(lp.Errors) > 0 {
 		return nil, fmt.Errorf("package %s: %s", path, lp.Errors[0])
 	}
-	pkgs, err := p.parse([]*listedPackage{lp}, false)
-	if err != nil {
-		return nil, err
-	}
-	return pkgs[0], p.complete(pkgs[0])
+	return lp, nil
 }
 
 // complete reads the files an input package was parsed without.
@@ -326,8 +358,10 @@ func (p *Program) complete(pkg *Package) error {
 }
 
 // parse reads the files of listed packages, in parallel. roots says
-// whether these are input packages, whose own outputs are left out.
-func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error) {
+// whether these are input packages, whose own outputs are left out. A
+// package parsed with keep is partial: only the files keep accepts are
+// read, and it is not remembered as parsed.
+func (p *Program) parse(listed []*listedPackage, roots bool, keep func(string, []byte) bool) ([]*Package, error) {
 	type job struct {
 		pkg  *Package
 		i    int
@@ -354,7 +388,9 @@ func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error)
 		for i, f := range files {
 			jobs = append(jobs, job{pkg, i, f, lp.src[f]})
 		}
-		lp.src = nil
+		if keep == nil {
+			lp.src = nil
+		}
 		out[n] = pkg
 	}
 	errs := make([]error, len(jobs))
@@ -367,7 +403,7 @@ func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error)
 			defer wg.Done()
 			for i := range next {
 				j := jobs[i]
-				j.pkg.Files[j.i], deferred[i], errs[i] = p.parseFile(j.pkg, j.path, j.src, roots)
+				j.pkg.Files[j.i], deferred[i], errs[i] = p.parseFile(j.pkg, j.path, j.src, roots, keep)
 			}
 		}()
 	}
@@ -394,7 +430,9 @@ func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error)
 			}
 		}
 		pkg.Files = kept
-		p.parsed[pkg.Path] = pkg
+		if keep == nil {
+			p.parsed[pkg.Path] = pkg
+		}
 	}
 	return out, nil
 }
@@ -402,7 +440,13 @@ func (p *Program) parse(listed []*listedPackage, roots bool) ([]*Package, error)
 // parseFile parses one file (src, or read when nil), or returns nil when
 // the file cannot matter (yet): deferred is set for a generated file of
 // an input package that only DeepCopy lookups need.
-func (p *Program) parseFile(pkg *Package, path string, src []byte, root bool) (f *File, deferred bool, err error) {
+func (p *Program) parseFile(pkg *Package, path string, src []byte, root bool, keep func(string, []byte) bool) (f *File, deferred bool, err error) {
+	p.mu.Lock()
+	f = p.files[path]
+	p.mu.Unlock()
+	if f != nil {
+		return f, false, nil
+	}
 	if src == nil {
 		if src, err = os.ReadFile(path); err != nil {
 			return nil, false, err
@@ -420,16 +464,26 @@ func (p *Program) parseFile(pkg *Package, path string, src []byte, root bool) (f
 			return nil, true, nil
 		}
 	}
+	if keep != nil && !keep(path, src) {
+		return nil, false, nil
+	}
 	f, err = p.parseSource(path, src)
 	return f, false, err
 }
 
 func (p *Program) parseSource(path string, src []byte) (*File, error) {
-	f, err := parser.ParseFile(p.Fset, p.display(path), src, parser.ParseComments|parser.SkipObjectResolution)
+	syntax, err := parser.ParseFile(p.Fset, p.display(path), src, parser.ParseComments|parser.SkipObjectResolution)
 	if err != nil {
 		return nil, err
 	}
-	return &File{Path: path, Syntax: f}, nil
+	f := &File{Path: path, Syntax: syntax}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if prev := p.files[path]; prev != nil {
+		return prev, nil
+	}
+	p.files[path] = f
+	return f, nil
 }
 
 // display is the file name used in positions: relative to the working
@@ -454,8 +508,8 @@ const gengoTag = "ignore_autogenerated"
 // gengoBuilds reports whether the file, which `go list` included, is
 // still in its package with gengoTag set.
 func gengoBuilds(path string, src []byte) bool {
-	if !bytes.Contains(src, []byte(gengoTag)) {
-		return true
+	if header, _, _ := bytes.Cut(src, []byte("\npackage ")); !bytes.Contains(header, []byte(gengoTag)) {
+		return true // build constraints come before the package clause
 	}
 	ctx := build.Default
 	ctx.BuildTags = append(slices.Clone(ctx.BuildTags), gengoTag)
@@ -481,15 +535,23 @@ func IsGenerated(src []byte) bool {
 	return false
 }
 
-// declaresTypes reports whether any line of src starts with "type", the
+// declaresTypes reports whether a line of src starts with "type", the
 // only way (in gofmt'd source) to declare a package-level type.
-func declaresTypes(src []byte) bool {
-	for len(src) > 0 {
-		line, rest, _ := bytes.Cut(src, []byte("\n"))
-		if bytes.HasPrefix(bytes.TrimLeft(line, " \t"), []byte("type")) {
+func declaresTypes(src []byte) bool { return HasLine(src, "type") }
+
+// HasLine reports whether a line of src starts with word followed by a
+// space or "(": a declaration of that keyword in gofmt'd source.
+func HasLine(src []byte, word string) bool {
+	nl := []byte("\n" + word)
+	for line := 0; ; {
+		rest := src[line:]
+		if len(rest) > len(word) && string(rest[:len(word)]) == word && (rest[len(word)] == ' ' || rest[len(word)] == '(') {
 			return true
 		}
-		src = rest
+		i := bytes.Index(rest, nl)
+		if i < 0 {
+			return false
+		}
+		line += i + 1
 	}
-	return false
 }

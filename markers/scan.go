@@ -195,3 +195,54 @@ func (f *File) Lines() []Line {
 	// In doc.go a type's comments are package comments too.
 	return slices.CompactFunc(out, func(a, b Line) bool { return a.Pos == b.Pos })
 }
+
+// Lazy finds the marker lines of a file's declarations as Scan does, each
+// when asked for, for readers that need a few types of a large file.
+type Lazy struct {
+	s       scanner
+	f       *ast.File
+	docFile bool
+	indexed bool
+}
+
+// NewLazy returns a Lazy for f; docFile says whether f is the package's
+// doc.go.
+func NewLazy(fset *token.FileSet, f *ast.File, docFile bool) *Lazy {
+	return &Lazy{s: scanner{fset: fset, file: fset.File(f.Pos()), used: map[*ast.CommentGroup]bool{}}, f: f, docFile: docFile}
+}
+
+// Package returns the file's package marker lines, Scan's File.Package.
+func (l *Lazy) Package() []Line {
+	var out []Line
+	pkgLine := l.s.line(l.f.Package)
+	for _, g := range l.f.Comments {
+		if !l.docFile && l.s.line(g.End()) >= pkgLine {
+			break
+		}
+		out = append(out, l.s.lines(g)...)
+	}
+	return out
+}
+
+// Type returns the marker lines of a type declared in the file.
+func (l *Lazy) Type(ts *ast.TypeSpec) []Line {
+	if !l.indexed {
+		l.s.byEnd = make(map[int]*ast.CommentGroup, len(l.f.Comments))
+		for _, g := range l.f.Comments {
+			l.s.byEnd[l.s.line(g.End())] = g
+		}
+		l.indexed = true
+	}
+	return l.s.typeLines(ts.Name.Pos())
+}
+
+// Field returns the marker lines of a struct field declared in the file.
+func (l *Lazy) Field(f *ast.Field) []Line {
+	if f.Doc == nil {
+		return nil
+	}
+	return l.s.lines(f.Doc)
+}
+
+// Fset is the file set the file was parsed into.
+func (l *Lazy) Fset() *token.FileSet { return l.s.fset }
