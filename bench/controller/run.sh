@@ -4,8 +4,8 @@
 # writing by server-side apply), the same with update writes
 # (impl=ctrlgen-update), the same controller on client-go (impl=client-go,
 # update writes) and a plain driver making the update writes
-# (impl=floor), all against one local control plane (testenv) in one
-# process. Saves the raw output to
+# (impl=floor), all against one local control plane (testenv), each
+# implementation in a process of its own. Saves the raw output to
 # bench/results/controller.txt and prints the benchstat table
 # (`benchstat -col /impl`) and ctrlgen's ratios to client-go and to the
 # floor, and server-side apply's to update writes. See
