@@ -50,13 +50,22 @@ type childReply struct {
 
 // child is the benchmark's end of a running implementation.
 type child struct {
-	cmd  *exec.Cmd
-	mu   sync.Mutex
-	in   io.WriteCloser
-	enc  *json.Encoder
-	out  *json.Decoder
-	done chan error
+	impl    string
+	cmd     *exec.Cmd
+	mu      sync.Mutex // one command at a time
+	in      io.WriteCloser
+	enc     *json.Encoder
+	addErr  error // the first failed add
+	replies chan childReply
+	// exited is closed when the process has exited, with its error in
+	// exitErr; readErr is why replies was closed.
+	exited           chan struct{}
+	exitErr, readErr error
 }
+
+// replyTimeout bounds the wait for any answer but "ready" and "stop"'s:
+// "finish" waits for the floor's writes.
+const replyTimeout = 15 * time.Minute
 
 // startChild starts impl in its own process against kubeconfig and waits
 // for its caches, at most timeout.
@@ -75,23 +84,29 @@ func startChild(impl, kubeconfig string, n int, timeout time.Duration) (*child, 
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	c := &child{cmd: cmd, in: in, enc: json.NewEncoder(in), out: json.NewDecoder(bufio.NewReader(out)), done: make(chan error, 1)}
-	ready := make(chan error, 1)
+	c := &child{impl: impl, cmd: cmd, in: in, enc: json.NewEncoder(in), replies: make(chan childReply), exited: make(chan struct{})}
 	go func() {
-		r, err := c.read("ready")
-		if err == nil && r.Event != "ready" {
-			err = fmt.Errorf("%s: said %q before ready", impl, r.Event)
+		defer close(c.replies)
+		dec := json.NewDecoder(bufio.NewReader(out))
+		for {
+			var r childReply
+			if err := dec.Decode(&r); err != nil {
+				c.readErr = err
+				return
+			}
+			c.replies <- r
 		}
-		ready <- err
 	}()
-	select {
-	case err = <-ready:
-	case <-time.After(timeout):
-		err = fmt.Errorf("%s: not ready after %v", impl, timeout)
+	go func() {
+		c.exitErr = cmd.Wait()
+		close(c.exited)
+	}()
+	r, err := c.read("ready", timeout)
+	if err == nil && r.Event != "ready" {
+		err = fmt.Errorf("%s: said %q before ready", impl, r.Event)
 	}
 	if err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
+		c.kill()
 		return nil, err
 	}
 	return c, nil
@@ -99,40 +114,64 @@ func startChild(impl, kubeconfig string, n int, timeout time.Duration) (*child, 
 
 func (c *child) PID() int { return c.cmd.Process.Pid }
 
-func (c *child) read(what string) (childReply, error) {
-	var r childReply
-	if err := c.out.Decode(&r); err != nil {
-		return r, fmt.Errorf("reading the child's %s: %w", what, err)
+func (c *child) kill() {
+	c.cmd.Process.Kill()
+	<-c.exited
+}
+
+// read waits for the answer to what, at most timeout; a child that dies
+// or falls silent is killed and says why.
+func (c *child) read(what string, timeout time.Duration) (childReply, error) {
+	select {
+	case r, ok := <-c.replies:
+		switch {
+		case !ok:
+			<-c.exited
+			return r, fmt.Errorf("%s: no %s: the process ended (%v) and its output with %v", c.impl, what, c.exitErr, c.readErr)
+		case r.Err != "":
+			return r, fmt.Errorf("%s: %s: %s", c.impl, what, r.Err)
+		}
+		return r, nil
+	case <-time.After(timeout):
+		c.kill()
+		return childReply{}, fmt.Errorf("%s: no %s after %v; killed", c.impl, what, timeout)
 	}
-	if r.Err != "" {
-		return r, errors.New(r.Err)
-	}
-	return r, nil
 }
 
 // call sends a command and reads its answer.
 func (c *child) call(cmd string) (childReply, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if err := c.enc.Encode(childCommand{Cmd: cmd}); err != nil {
-		return childReply{}, err
+	if c.addErr != nil {
+		return childReply{}, fmt.Errorf("%s: handing it a Mydemo: %w", c.impl, c.addErr)
 	}
-	return c.read(cmd)
+	if err := c.enc.Encode(childCommand{Cmd: cmd}); err != nil {
+		return childReply{}, fmt.Errorf("%s: sending %s: %w", c.impl, cmd, err)
+	}
+	return c.read(cmd, replyTimeout)
 }
 
-// add hands the floor a created Mydemo; it is not answered.
+// add hands the floor a created Mydemo; it is not answered. A failure is
+// kept for the next call to report.
 func (c *child) add(md *crddemov1.Mydemo) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.enc.Encode(childCommand{Cmd: "add", Mydemo: md})
+	if err := c.enc.Encode(childCommand{Cmd: "add", Mydemo: md}); err != nil && c.addErr == nil {
+		c.addErr = err
+	}
 }
 
 // stop stops the implementation and waits for its process.
 func (c *child) stop() (childReply, error) {
 	r, err := c.call("stop")
 	c.in.Close()
-	if werr := c.cmd.Wait(); err == nil {
-		err = werr
+	select {
+	case <-c.exited:
+	case <-time.After(time.Minute):
+		c.kill()
+	}
+	if err == nil {
+		err = c.exitErr
 	}
 	return r, err
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the generator benchmarks — ctrlgen against k8s.io/code-generator
-# v0.37.2 on the same inputs, each tool built once and run as processes —
-# in one `go test -bench` run, saves the raw output to
+# v0.37.2 (or controller-gen) on the same inputs, each tool built (or
+# taken from the build cache) once per round and run as processes — in
+# rounds of `go test -bench`, saves the raw output to
 # bench/results/generator.txt and prints the benchstat table
 # (`benchstat -col /impl`) and the ratios against the goals. See README.md.
 #
