@@ -388,9 +388,7 @@ func (p *Program) parse(listed []*listedPackage, roots bool, keep func(string, [
 		for i, f := range files {
 			jobs = append(jobs, job{pkg, i, f, lp.src[f]})
 		}
-		if keep == nil {
-			lp.src = nil
-		}
+		lp.src = nil // the jobs hold what they need; a file left out is read again if asked for
 		out[n] = pkg
 	}
 	errs := make([]error, len(jobs))
@@ -539,19 +537,27 @@ func IsGenerated(src []byte) bool {
 // only way (in gofmt'd source) to declare a package-level type.
 func declaresTypes(src []byte) bool { return HasLine(src, "type") }
 
-// HasLine reports whether a line of src starts with word followed by a
-// space or "(": a declaration of that keyword in gofmt'd source.
+// HasLine reports whether a line of src starts, after its indentation,
+// with word followed by a space, a tab or "(": a declaration of that
+// keyword, for a Go keyword.
 func HasLine(src []byte, word string) bool {
-	nl := []byte("\n" + word)
-	for line := 0; ; {
-		rest := src[line:]
-		if len(rest) > len(word) && string(rest[:len(word)]) == word && (rest[len(word)] == ' ' || rest[len(word)] == '(') {
-			return true
-		}
-		i := bytes.Index(rest, nl)
+	w := []byte(word)
+	for off := 0; ; {
+		i := bytes.Index(src[off:], w)
 		if i < 0 {
 			return false
 		}
-		line += i + 1
+		i += off
+		off = i + 1
+		if j := i + len(w); j >= len(src) || src[j] != ' ' && src[j] != '\t' && src[j] != '(' {
+			continue
+		}
+		k := i
+		for k > 0 && (src[k-1] == ' ' || src[k-1] == '\t') {
+			k--
+		}
+		if k == 0 || src[k-1] == '\n' {
+			return true
+		}
 	}
 }
