@@ -275,28 +275,13 @@ func (p *Program) find(path string) (*listedPackage, error) {
 
 // Lookup returns the parsed package with the given import path, listing
 // and parsing it first if needed.
-func (p *Program) Lookup(path string) (*Package, error) {
-	p.mu.Lock()
-	pkg, ok := p.parsed[path]
-	p.mu.Unlock()
-	if ok {
-		return pkg, p.complete(pkg)
-	}
-	lp, err := p.listedPackage(path)
-	if err != nil {
-		return nil, err
-	}
-	pkgs, err := p.parse([]*listedPackage{lp}, false, nil)
-	if err != nil {
-		return nil, err
-	}
-	return pkgs[0], p.complete(pkgs[0])
-}
+func (p *Program) Lookup(path string) (*Package, error) { return p.LookupSome(path, nil) }
 
 // LookupSome is Lookup for a reader that needs only some of a package's
 // files: unless the package is already parsed, its files that keep
-// rejects (by their path and source) are left out of the package returned, which
-// Lookup does not return later. The files it parses are not parsed again.
+// rejects (by their path and source) are left out of the package
+// returned, which Lookup does not return later. The files it parses are
+// not parsed again. A nil keep keeps every file.
 func (p *Program) LookupSome(path string, keep func(path string, src []byte) bool) (*Package, error) {
 	p.mu.Lock()
 	pkg, ok := p.parsed[path]
@@ -312,7 +297,10 @@ func (p *Program) LookupSome(path string, keep func(path string, src []byte) boo
 	if err != nil {
 		return nil, err
 	}
-	return pkgs[0], nil
+	if keep != nil {
+		return pkgs[0], nil
+	}
+	return pkgs[0], p.complete(pkgs[0])
 }
 
 func (p *Program) listedPackage(path string) (*listedPackage, error) {
