@@ -39,6 +39,7 @@ var (
 	profileDir   = flag.String("profile-dir", "", "write each informer process's CPU profiles (of the sync, of the update phases) and heap profiles (after sync, after the updates) into this directory")
 	keepLogs     = flag.String("controlplane-dir", "", "keep the control plane's data and logs in this directory (default: a temporary directory, removed)")
 	phaseTimeout = flag.Duration("phase-timeout", 10*time.Minute, "how long a sync or an update phase may take")
+	apiProfile   = flag.Duration("api-profile", 15*time.Second, "with -profile-dir: the length of kube-apiserver's CPU profile, from the start of each informer process; the update phases wait until it ends")
 )
 
 // Kinds and implementations.
@@ -437,6 +438,11 @@ func (h *harness) run(tb testing.TB, kind, impl string, n, total int, round int)
 		tb.Fatal(err)
 	}
 	sampler := sampleRSS(api)
+	apiProfiled := func() {}
+	if *profileDir != "" {
+		base := filepath.Join(*profileDir, fmt.Sprintf("%s-%s-r%d", kind, impl, round))
+		apiProfiled = h.profileAPIServer(tb, base+".apiserver.cpu.pprof", *apiProfile)
+	}
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
@@ -492,6 +498,8 @@ func (h *harness) run(tb testing.TB, kind, impl string, n, total int, round int)
 		tb.Fatalf("%s %s: synced with %d objects and %d adds, want %d", impl, kind, res.Synced.Objects, res.Synced.Adds, total)
 	}
 
+	apiProfiled()
+
 	first := max(1, int(float64(n)**firstFraction))
 	second := max(1, int(float64(n)**secondFraction))
 	if first+second > n {
@@ -526,6 +534,48 @@ func (h *harness) run(tb testing.TB, kind, impl string, n, total int, round int)
 		tb.Fatalf("%s %s: %v; stderr:\n%s", impl, kind, err, stderr.String())
 	}
 	return res
+}
+
+// profileAPIServer starts a CPU profile of kube-apiserver (its
+// /debug/pprof/profile, on by default) lasting d and returns a function
+// that waits for it and writes it to path.
+func (h *harness) profileAPIServer(tb testing.TB, path string, d time.Duration) (wait func()) {
+	tb.Helper()
+	client, err := rest.HTTPClientFor(h.env.Config())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", h.env.Config().Host, int(d.Seconds()))
+	done := make(chan error, 1)
+	go func() {
+		resp, err := client.Get(url)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			body, _ := io.ReadAll(resp.Body)
+			done <- fmt.Errorf("%s: %s: %s", url, resp.Status, body)
+			return
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			done <- err
+			return
+		}
+		_, err = io.Copy(f, resp.Body)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		done <- err
+	}()
+	return func() {
+		tb.Helper()
+		if err := <-done; err != nil {
+			tb.Fatalf("kube-apiserver's CPU profile: %v", err)
+		}
+	}
 }
 
 // rssSampler records the largest VmRSS of a process, read every 5 ms: the

@@ -183,6 +183,8 @@ func TestInformerInterns(t *testing.T) {
 		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
 			return watch.NewFake(), nil
 		},
+		// The fake watch streams no list: the informer lists.
+		WatchListSemanticsUnsupported: true,
 	}
 	informer := NewSharedIndexInformer[*corev1.ConfigMap](lw, 0, nil)
 	const transformed = "transformed"
