@@ -30,9 +30,12 @@ var round atomic.Int64
 //	                   workers') during the span, per Mydemo
 //	ctrl-throttle-s    the time those requests waited on the client-side
 //	                   rate limiter, summed over requests
+//	ctrl-cpu-s         CPU time of the implementation's own process during
+//	                   the span (the floor's: its writes)
+//	ctrl-peak-rss-MiB  that process's peak RSS (VmHWM), its start included
 //	bench-cpu-s        CPU time of this process during the span: the
-//	                   controller, plus the creator and the watcher, which
-//	                   are the same for every implementation
+//	                   creator and the watcher, the same for every
+//	                   implementation
 //	ctrlplane-cpu-s    CPU time of etcd, kube-apiserver and
 //	                   kube-controller-manager during the span
 //	other-cpu-s        CPU time of everything else on the machine during
@@ -61,6 +64,8 @@ func BenchmarkMydemoReady(b *testing.B) {
 				sum.Controller.Requests += r.Controller.Requests
 				sum.Controller.Wait += r.Controller.Wait
 				sum.ProcessCPU += r.ProcessCPU
+				sum.ControllerCPU += r.ControllerCPU
+				sum.ControllerPeakRSS += r.ControllerPeakRSS
 				sum.ControlPlaneCPU += r.ControlPlaneCPU
 				sum.OtherCPU += r.OtherCPU
 				b.Logf("%s: %d Mydemos Ready in %v (creates done at %v); control plane idle after %v",
@@ -72,6 +77,8 @@ func BenchmarkMydemoReady(b *testing.B) {
 			b.ReportMetric(sum.Creates.Seconds()/runs, "creates-s")
 			b.ReportMetric(float64(sum.Controller.Requests)/runs/float64(n), "ctrl-req/object")
 			b.ReportMetric(sum.Controller.Wait.Seconds()/runs, "ctrl-throttle-s")
+			b.ReportMetric(sum.ControllerCPU.Seconds()/runs, "ctrl-cpu-s")
+			b.ReportMetric(float64(sum.ControllerPeakRSS)/(1<<20)/runs, "ctrl-peak-rss-MiB")
 			b.ReportMetric(sum.ProcessCPU.Seconds()/runs, "bench-cpu-s")
 			b.ReportMetric(sum.ControlPlaneCPU.Seconds()/runs, "ctrlplane-cpu-s")
 			b.ReportMetric(sum.OtherCPU.Seconds()/runs, "other-cpu-s")

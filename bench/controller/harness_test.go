@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -53,6 +54,9 @@ type harness struct {
 	env        *testenv.Env
 	kubeconfig string
 	admin      Clients
+	// binary is cmd/mydemoctl, which runs an implementation in a process
+	// of its own.
+	binary string
 }
 
 var (
@@ -89,6 +93,7 @@ func TestMain(m *testing.M) {
 		if err := shared.env.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
 		}
+		os.RemoveAll(filepath.Dir(shared.binary))
 	}
 	os.Exit(code)
 }
@@ -112,16 +117,27 @@ func startHarness() (_ *harness, err error) {
 	// beforehand.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
+	binDir, err := os.MkdirTemp("", "controllerbench-")
+	if err != nil {
+		return nil, err
+	}
+	binary := filepath.Join(binDir, "mydemoctl")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", binary, "./cmd/mydemoctl").CombinedOutput(); err != nil {
+		os.RemoveAll(binDir)
+		return nil, fmt.Errorf("building the controller binary: %v\n%s", err, out)
+	}
 	env, err := testenv.Start(ctx, testenv.Options{Dir: *keepLogs})
 	if err != nil {
+		os.RemoveAll(binDir)
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
 	defer func() {
 		if err != nil {
 			env.Stop()
+			os.RemoveAll(binDir)
 		}
 	}()
-	h := &harness{env: env, kubeconfig: env.KubeconfigPath()}
+	h := &harness{env: env, kubeconfig: env.KubeconfigPath(), binary: binary}
 	if h.admin, _, err = NewClient(h.kubeconfig); err != nil {
 		return nil, err
 	}
@@ -182,10 +198,14 @@ type result struct {
 	// Controller is what the controller's client (the floor: its
 	// workers' client) did during Elapsed.
 	Controller ClientStats
-	// ProcessCPU is the CPU time this process (the controller, the
-	// creator, the watcher) used during Elapsed; ControlPlaneCPU that of
-	// etcd, kube-apiserver and kube-controller-manager.
-	ProcessCPU, ControlPlaneCPU time.Duration
+	// ProcessCPU is the CPU time this process (the creator, the watcher)
+	// used during Elapsed, ControllerCPU that of the implementation's
+	// process, ControlPlaneCPU that of etcd, kube-apiserver and
+	// kube-controller-manager.
+	ProcessCPU, ControllerCPU, ControlPlaneCPU time.Duration
+	// ControllerPeakRSS is the implementation process's VmHWM at the end:
+	// its peak memory, its informers' initial sync included.
+	ControllerPeakRSS int64
 	// OtherCPU is the CPU time the rest of the machine used during
 	// Elapsed: other people's work competing for the cores.
 	OtherCPU time.Duration
@@ -215,71 +235,32 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 	}
 	defer h.deleteNamespace(tb, ns.Name)
 
-	// The same three clients for every implementation, each configured as
-	// the ctrlgen manager configures its own, with its own rate limiter.
-	creator, creatorStats, err := NewClient(h.kubeconfig)
+	// The same two clients for every implementation, each configured as
+	// the ctrlgen manager configures its own, with its own rate limiter;
+	// the implementation runs in a process of its own, with its own
+	// clients.
+	creator, _, err := NewClient(h.kubeconfig)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	watcherClient, watcherStats, err := NewClient(h.kubeconfig)
+	watcherClient, _, err := NewClient(h.kubeconfig)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ctrlClient, ctrlStats, err := NewClient(h.kubeconfig)
-	if err != nil {
-		tb.Fatal(err)
-	}
-
-	implCtx, stopImpl := context.WithCancel(ctx)
-	defer stopImpl()
-	var (
-		stop      func() error
-		stats     func() (ClientStats, error)
-		floor     *Floor
-		onCreated func(*crddemov1.Mydemo)
-	)
-	switch impl {
-	case implCtrlgen:
-		// The manager builds its own client; its requests are the
-		// process-wide client metrics minus those of our other clients.
-		c := StartCtrlgen(implCtx, h.kubeconfig, Workers)
-		stop = c.Stop
-		stats = func() (ClientStats, error) {
-			total, err := c.RateLimiterTotals()
-			return total.Sub(creatorStats()).Sub(watcherStats()), err
-		}
-		if err := c.WaitReady(time.Minute); err != nil {
-			c.Stop()
-			tb.Fatal(err)
-		}
-	case implClientGo:
-		c, err := NewClientGoController(ctrlClient, 0)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		c.Start(implCtx)
-		done := make(chan error, 1)
-		go func() { done <- c.Run(implCtx, Workers) }()
-		stop = func() error { stopImpl(); return <-done }
-		stats = func() (ClientStats, error) { return ctrlStats(), nil }
-		if err := poll(ctx, time.Minute, "the client-go caches to sync", func() (bool, error) { return c.HasSynced(), nil }); err != nil {
-			stop()
-			tb.Fatal(err)
-		}
-	case implFloor:
-		floor = StartFloor(implCtx, ctrlClient, Workers, n)
-		onCreated = floor.Add
-		stop = func() error { stopImpl(); return nil }
-		stats = func() (ClientStats, error) { return ctrlStats(), nil }
-	default:
-		tb.Fatalf("unknown implementation %q", impl)
+	p := h.startProcess(tb, impl, n)
+	stats := p.stats
+	var onCreated func(*crddemov1.Mydemo)
+	if impl == implFloor {
+		onCreated = p.created
 	}
 	stopped := false
 	defer func() {
 		if !stopped {
-			stop()
+			p.kill()
 		}
 	}()
+	implCtx, stopWatcher := context.WithCancel(ctx)
+	defer stopWatcher()
 
 	// Every implementation runs the same watcher, the floor included, so
 	// that the apiserver and this process carry the same load.
@@ -292,8 +273,8 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 		tb.Fatal(err)
 	}
 
-	self, controlPlane := []int{os.Getpid()}, h.controlPlanePIDs()
-	selfCPU, controlPlaneCPU, machineCPU := cpuTime(self), cpuTime(controlPlane), machineCPUTime()
+	self, ctrl, controlPlane := []int{os.Getpid()}, []int{p.pid()}, h.controlPlanePIDs()
+	selfCPU, ctrlCPU, controlPlaneCPU, machineCPU := cpuTime(self), cpuTime(ctrl), cpuTime(controlPlane), machineCPUTime()
 	t.StartTimer()
 	start := time.Now()
 	lastCreate, err := createMydemos(ctx, creator.Mydemo, ns.Name, n, Workers, onCreated)
@@ -302,8 +283,8 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 		tb.Fatal(err)
 	}
 	var end time.Time
-	if floor != nil {
-		end, err = floor.Finish()
+	if impl == implFloor {
+		end, err = p.finish()
 		t.StopTimer()
 		if err != nil {
 			tb.Fatal(err)
@@ -318,8 +299,8 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 			tb.Fatalf("%s: %d of %d Mydemos Ready after %v", impl, w.count(), n, *readyTimeout)
 		}
 	}
-	res.ProcessCPU, res.ControlPlaneCPU = cpuTime(self)-selfCPU, cpuTime(controlPlane)-controlPlaneCPU
-	res.OtherCPU = max(0, machineCPUTime()-machineCPU-res.ProcessCPU-res.ControlPlaneCPU)
+	res.ProcessCPU, res.ControllerCPU, res.ControlPlaneCPU = cpuTime(self)-selfCPU, cpuTime(ctrl)-ctrlCPU, cpuTime(controlPlane)-controlPlaneCPU
+	res.OtherCPU = max(0, machineCPUTime()-machineCPU-res.ProcessCPU-res.ControllerCPU-res.ControlPlaneCPU)
 	after, err := stats()
 	if err != nil {
 		tb.Fatal(err)
@@ -337,8 +318,9 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 	// Let the controller finish what it is doing (a status write that
 	// raced with its own cache, say) rather than cancel it mid-request.
 	quiesce(stats)
+	res.ControllerPeakRSS = p.peakRSS()
 	stopped = true
-	if err := stop(); err != nil {
+	if err := p.stop(); err != nil {
 		tb.Errorf("%s: stopping: %v", impl, err)
 	}
 	h.check(tb, ctx, ns.Name, n)

@@ -3,7 +3,11 @@
 // median time of each implementation, ctrlgen's ratios to client-go and
 // to the floor, and whether ctrlgen meets its goals: ahead of client-go
 // (faster, and significantly so by benchstat's test), and within 20% of
-// the floor (by the medians). It does the same again over the quiet runs
+// the floor (by the medians); then, from the CPU time of each
+// implementation's own process (metric ctrl-cpu-s), whether the
+// controller's CPU beyond the floor's is at most half client-go's, and
+// the processes' peak memory (ctrl-peak-rss-MiB). It does the same again
+// over the quiet runs
 // only, those during which the rest of the machine used less than a
 // second of CPU (metric other-cpu-s), when some were not quiet.
 //
@@ -22,6 +26,10 @@ import (
 
 // floorGoal is how far above the floor ctrlgen may be.
 const floorGoal = 1.20
+
+// cpuGoal is the most ctrlgen's CPU beyond the floor's may be, as a
+// fraction of client-go's beyond the floor's.
+const cpuGoal = 0.5
 
 func main() {
 	if len(os.Args) != 2 {
@@ -54,21 +62,22 @@ const quietCPU = 1.0
 // report prints the medians and ratios of the runs that keep selects; it
 // returns false if some implementation has none.
 func report(runs []run, keep func(run) bool) bool {
-	med := map[string]float64{}
+	med, cpu, rss := map[string]float64{}, map[string]float64{}, map[string]float64{}
 	samples := map[string]*benchmath.Sample{}
 	for _, impl := range []string{"ctrlgen", "client-go", "floor"} {
-		var s []float64
+		var s, c, m []float64
 		for _, r := range runs {
 			if r.impl == impl && keep(r) {
-				s = append(s, r.seconds)
+				s, c, m = append(s, r.seconds), append(c, r.ctrlCPU), append(m, r.ctrlPeakRSS)
 			}
 		}
 		if len(s) == 0 {
 			return false
 		}
-		med[impl] = median(s)
+		med[impl], cpu[impl], rss[impl] = median(s), median(c), median(m)
 		samples[impl] = benchmath.NewSample(s, &benchmath.DefaultThresholds)
-		fmt.Printf("  %-9s median %6.2f s over %d runs (min %.2f, max %.2f)\n", impl, med[impl], len(s), slices.Min(s), slices.Max(s))
+		fmt.Printf("  %-9s median %6.2f s over %d runs (min %.2f, max %.2f); its process: %.2f CPU-s, peak RSS %.0f MiB\n",
+			impl, med[impl], len(s), slices.Min(s), slices.Max(s), cpu[impl], rss[impl])
 	}
 	ours, theirs, floor := med["ctrlgen"], med["client-go"], med["floor"]
 	// Ahead means faster by more than chance: the Mann-Whitney U test
@@ -86,6 +95,12 @@ func report(runs []run, keep func(run) bool) bool {
 	fmt.Printf("  ctrlgen vs client-go: %.2f× the time, %s (goal: ahead): %s\n", ours/theirs, c, ahead)
 	fmt.Printf("  ctrlgen vs floor:     %.2f× the time (goal: ≤ %.2f×): %s\n", ours/floor, floorGoal, verdict(ours <= floorGoal*floor))
 	fmt.Printf("  client-go vs floor:   %.2f× the time\n", theirs/floor)
+	if cpu["floor"] > 0 {
+		ourCPU, theirCPU := cpu["ctrlgen"]-cpu["floor"], cpu["client-go"]-cpu["floor"]
+		fmt.Printf("  controller CPU beyond the floor's: ctrlgen %.2f s, client-go %.2f s: %.2f× (goal: ≤ %.2f×): %s\n",
+			ourCPU, theirCPU, ourCPU/theirCPU, cpuGoal, verdict(ourCPU <= cpuGoal*theirCPU))
+		fmt.Printf("  controller peak RSS: ctrlgen %.0f MiB, client-go %.0f MiB: %.2f×\n", rss["ctrlgen"], rss["client-go"], rss["ctrlgen"]/rss["client-go"])
+	}
 	return true
 }
 
@@ -101,6 +116,10 @@ type run struct {
 	impl     string
 	seconds  float64 // metric s
 	otherCPU float64 // metric other-cpu-s; 0 if missing
+	// ctrlCPU and ctrlPeakRSS are metrics ctrl-cpu-s and
+	// ctrl-peak-rss-MiB; 0 if missing (runs from before the
+	// implementations had processes of their own).
+	ctrlCPU, ctrlPeakRSS float64
 }
 
 // read returns the runs of BenchmarkMydemoReady in the file.
@@ -116,7 +135,8 @@ func read(path string) ([]run, error) {
 		if l.Name != "MydemoReady" || !ok || !timed {
 			continue
 		}
-		out = append(out, run{impl: impl, seconds: seconds, otherCPU: l.Values["other-cpu-s"]})
+		out = append(out, run{impl: impl, seconds: seconds, otherCPU: l.Values["other-cpu-s"],
+			ctrlCPU: l.Values["ctrl-cpu-s"], ctrlPeakRSS: l.Values["ctrl-peak-rss-MiB"]})
 	}
 	return out, nil
 }
