@@ -113,15 +113,16 @@ func (x *index) pkg(importPath string) (*pkgInfo, error) {
 
 // mayMatter reports whether a file can hold what read indexes: a type or
 // constant declaration, a (Un)MarshalJSON or MarshalText method, or
-// package markers. The others (deep-copy functions, swagger docs, ...)
-// are not parsed.
+// package markers (doc.go, or a "+" in a comment above the package
+// clause, "// +groupName=" and kubebuilder's "//+groupName=" alike). The
+// others (deep-copy functions, swagger docs, ...) are not parsed.
 func mayMatter(path string, src []byte) bool {
 	if filepath.Base(path) == "doc.go" || loader.HasLine(src, "type") || loader.HasLine(src, "const") ||
 		bytes.Contains(src, []byte("MarshalJSON")) || bytes.Contains(src, []byte("MarshalText")) {
 		return true
 	}
 	header, _, found := bytes.Cut(src, []byte("\npackage "))
-	return found && (bytes.HasPrefix(header, []byte("// +")) || bytes.Contains(header, []byte("\n// +")))
+	return found && bytes.Contains(header, []byte("+"))
 }
 
 // read indexes a package's types, fields, methods and markers. Marker

@@ -8,7 +8,7 @@ func TestHasLineFindsDeclarationsAtLineStart(t *testing.T) {
 		want   bool
 	}{
 		{"type X int", "type", true}, {"package p\ntype X int", "type", true}, {"package p\ntypes\n", "type", false},
-		{"package p\n\ttype X int", "type", false}, {"package p\nconst (\n", "const", true}, {"\n", "type", false}, {"", "type", false}, {"package p\ntype", "type", false},
+		{"package p\n\ttype X int", "type", true}, {"package p\ntype\tX int", "type", true}, {"package p\nx := typeof(y)", "type", false}, {"package p\nconst (\n", "const", true}, {"\n", "type", false}, {"", "type", false}, {"package p\ntype", "type", false},
 		{"x\ntypex\ntype(", "type", true},
 	} {
 		if got := HasLine([]byte(c.src), c.w); got != c.want {

@@ -275,28 +275,13 @@ func (p *Program) find(path string) (*listedPackage, error) {
 
 // Lookup returns the parsed package with the given import path, listing
 // and parsing it first if needed.
-func (p *Program) Lookup(path string) (*Package, error) {
-	p.mu.Lock()
-	pkg, ok := p.parsed[path]
-	p.mu.Unlock()
-	if ok {
-		return pkg, p.complete(pkg)
-	}
-	lp, err := p.listedPackage(path)
-	if err != nil {
-		return nil, err
-	}
-	pkgs, err := p.parse([]*listedPackage{lp}, false, nil)
-	if err != nil {
-		return nil, err
-	}
-	return pkgs[0], p.complete(pkgs[0])
-}
+func (p *Program) Lookup(path string) (*Package, error) { return p.LookupSome(path, nil) }
 
 // LookupSome is Lookup for a reader that needs only some of a package's
 // files: unless the package is already parsed, its files that keep
-// rejects (by their path and source) are left out of the package returned, which
-// Lookup does not return later. The files it parses are not parsed again.
+// rejects (by their path and source) are left out of the package
+// returned, which Lookup does not return later. The files it parses are
+// not parsed again. A nil keep keeps every file.
 func (p *Program) LookupSome(path string, keep func(path string, src []byte) bool) (*Package, error) {
 	p.mu.Lock()
 	pkg, ok := p.parsed[path]
@@ -312,7 +297,10 @@ func (p *Program) LookupSome(path string, keep func(path string, src []byte) boo
 	if err != nil {
 		return nil, err
 	}
-	return pkgs[0], nil
+	if keep != nil {
+		return pkgs[0], nil
+	}
+	return pkgs[0], p.complete(pkgs[0])
 }
 
 func (p *Program) listedPackage(path string) (*listedPackage, error) {
@@ -388,9 +376,7 @@ func (p *Program) parse(listed []*listedPackage, roots bool, keep func(string, [
 		for i, f := range files {
 			jobs = append(jobs, job{pkg, i, f, lp.src[f]})
 		}
-		if keep == nil {
-			lp.src = nil
-		}
+		lp.src = nil // the jobs hold what they need; a file left out is read again if asked for
 		out[n] = pkg
 	}
 	errs := make([]error, len(jobs))
@@ -539,19 +525,27 @@ func IsGenerated(src []byte) bool {
 // only way (in gofmt'd source) to declare a package-level type.
 func declaresTypes(src []byte) bool { return HasLine(src, "type") }
 
-// HasLine reports whether a line of src starts with word followed by a
-// space or "(": a declaration of that keyword in gofmt'd source.
+// HasLine reports whether a line of src starts, after its indentation,
+// with word followed by a space, a tab or "(": a declaration of that
+// keyword, for a Go keyword.
 func HasLine(src []byte, word string) bool {
-	nl := []byte("\n" + word)
-	for line := 0; ; {
-		rest := src[line:]
-		if len(rest) > len(word) && string(rest[:len(word)]) == word && (rest[len(word)] == ' ' || rest[len(word)] == '(') {
-			return true
-		}
-		i := bytes.Index(rest, nl)
+	w := []byte(word)
+	for off := 0; ; {
+		i := bytes.Index(src[off:], w)
 		if i < 0 {
 			return false
 		}
-		line += i + 1
+		i += off
+		off = i + 1
+		if j := i + len(w); j >= len(src) || src[j] != ' ' && src[j] != '\t' && src[j] != '(' {
+			continue
+		}
+		k := i
+		for k > 0 && (src[k-1] == ' ' || src[k-1] == '\t') {
+			k--
+		}
+		if k == 0 || src[k-1] == '\n' {
+			return true
+		}
 	}
 }

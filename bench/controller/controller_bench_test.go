@@ -30,9 +30,13 @@ var round atomic.Int64
 //	                   workers') during the span, per Mydemo
 //	ctrl-throttle-s    the time those requests waited on the client-side
 //	                   rate limiter, summed over requests
+//	ctrl-cpu-s         CPU time of the implementation's process (each runs
+//	                   in its own) during the span
+//	ctrl-peak-MB       that process's peak resident memory (VmHWM) over
+//	                   its life, in MiB
 //	bench-cpu-s        CPU time of this process during the span: the
-//	                   controller, plus the creator and the watcher, which
-//	                   are the same for every implementation
+//	                   creator and the watcher, the same for every
+//	                   implementation
 //	ctrlplane-cpu-s    CPU time of etcd, kube-apiserver and
 //	                   kube-controller-manager during the span
 //	apiserver-cpu-s    CPU time of kube-apiserver alone during the span
@@ -62,6 +66,8 @@ func BenchmarkMydemoReady(b *testing.B) {
 				sum.Controller.Requests += r.Controller.Requests
 				sum.Controller.Wait += r.Controller.Wait
 				sum.ProcessCPU += r.ProcessCPU
+				sum.ControllerCPU += r.ControllerCPU
+				sum.ControllerPeakRSS += r.ControllerPeakRSS
 				sum.ControlPlaneCPU += r.ControlPlaneCPU
 				sum.APIServerCPU += r.APIServerCPU
 				sum.OtherCPU += r.OtherCPU
@@ -74,6 +80,8 @@ func BenchmarkMydemoReady(b *testing.B) {
 			b.ReportMetric(sum.Creates.Seconds()/runs, "creates-s")
 			b.ReportMetric(float64(sum.Controller.Requests)/runs/float64(n), "ctrl-req/object")
 			b.ReportMetric(sum.Controller.Wait.Seconds()/runs, "ctrl-throttle-s")
+			b.ReportMetric(sum.ControllerCPU.Seconds()/runs, "ctrl-cpu-s")
+			b.ReportMetric(float64(sum.ControllerPeakRSS)/runs/(1<<20), "ctrl-peak-MB")
 			b.ReportMetric(sum.ProcessCPU.Seconds()/runs, "bench-cpu-s")
 			b.ReportMetric(sum.ControlPlaneCPU.Seconds()/runs, "ctrlplane-cpu-s")
 			b.ReportMetric(sum.APIServerCPU.Seconds()/runs, "apiserver-cpu-s")

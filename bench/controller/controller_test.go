@@ -32,6 +32,11 @@ func TestMydemosBecomeReady(t *testing.T) {
 		t.Run(impl, func(t *testing.T) {
 			r := h.run(t, impl, n, noTimer{})
 			t.Logf("%d Mydemos Ready in %v; the controller made %d requests", n, r.Elapsed, r.Controller.Requests)
+			// The implementation ran in a process of its own, which
+			// reported its peak memory.
+			if r.ControllerPeakRSS < 1<<20 {
+				t.Errorf("the implementation's process reported a peak RSS of %d bytes", r.ControllerPeakRSS)
+			}
 			// A ConfigMap create and a status write each, at least.
 			if r.Controller.Requests < 2*n {
 				t.Errorf("the controller's client made %d requests for %d Mydemos; the count is off", r.Controller.Requests, n)

@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
-	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/testenv"
 )
@@ -74,6 +73,13 @@ var (
 // fall on one implementation. This way each round runs every
 // implementation once, and BenchmarkMydemoReady rotates which goes first.
 func TestMain(m *testing.M) {
+	if impl := os.Getenv(childImpl); impl != "" {
+		if err := runChild(impl); err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", impl, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	flag.Parse()
 	rounds := 1
 	if bench, count := flag.Lookup("test.bench"), flag.Lookup("test.count"); bench != nil && count != nil && bench.Value.String() != "" {
@@ -186,14 +192,18 @@ type result struct {
 	// Controller is what the controller's client (the floor: its
 	// workers' client) did during Elapsed.
 	Controller ClientStats
-	// ProcessCPU is the CPU time this process (the controller, the
-	// creator, the watcher) used during Elapsed; ControlPlaneCPU that of
+	// ProcessCPU is the CPU time this process (the creator, the watcher)
+	// used during Elapsed; ControllerCPU that of the implementation's
+	// process (the floor's included); ControlPlaneCPU that of
 	// etcd, kube-apiserver and kube-controller-manager; APIServerCPU that
 	// of kube-apiserver alone.
-	ProcessCPU, ControlPlaneCPU, APIServerCPU time.Duration
+	ProcessCPU, ControllerCPU, ControlPlaneCPU, APIServerCPU time.Duration
 	// OtherCPU is the CPU time the rest of the machine used during
 	// Elapsed: other people's work competing for the cores.
 	OtherCPU time.Duration
+	// ControllerPeakRSS is the implementation process's peak resident
+	// memory (VmHWM), in bytes, over its life: start, sync and the run.
+	ControllerPeakRSS int64
 	// Settle is how long the run waited for the control plane to go idle.
 	Settle time.Duration
 }
@@ -220,73 +230,35 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 	}
 	defer h.deleteNamespace(tb, ns.Name)
 
-	// The same three clients for every implementation, each configured as
-	// the ctrlgen manager configures its own, with its own rate limiter.
-	creator, creatorStats, err := NewClient(h.kubeconfig)
+	// The same two clients in this process for every implementation, each
+	// configured as the ctrlgen manager configures its own, with its own
+	// rate limiter; the implementation runs in a process of its own.
+	creator, _, err := NewClient(h.kubeconfig)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	watcherClient, watcherStats, err := NewClient(h.kubeconfig)
+	watcherClient, _, err := NewClient(h.kubeconfig)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ctrlClient, ctrlStats, err := NewClient(h.kubeconfig)
-	if err != nil {
-		tb.Fatal(err)
-	}
-
 	implCtx, stopImpl := context.WithCancel(ctx)
 	defer stopImpl()
-	var (
-		stop      func() error
-		stats     func() (ClientStats, error)
-		floor     *Floor
-		onCreated func(*crddemov1.Mydemo)
-	)
-	switch impl {
-	case implCtrlgen, implCtrlgenUpdate:
-		// The manager builds its own client; its requests are the
-		// process-wide client metrics minus those of our other clients.
-		init := mydemo.Init
-		if impl == implCtrlgenUpdate {
-			init = InitUpdateWrites
-		}
-		c := StartCtrlgenWith(implCtx, h.kubeconfig, Workers, init)
-		stop = c.Stop
-		stats = func() (ClientStats, error) {
-			total, err := c.RateLimiterTotals()
-			return total.Sub(creatorStats()).Sub(watcherStats()), err
-		}
-		if err := c.WaitReady(time.Minute); err != nil {
-			c.Stop()
-			tb.Fatal(err)
-		}
-	case implClientGo:
-		c, err := NewClientGoController(ctrlClient, 0)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		c.Start(implCtx)
-		done := make(chan error, 1)
-		go func() { done <- c.Run(implCtx, Workers) }()
-		stop = func() error { stopImpl(); return <-done }
-		stats = func() (ClientStats, error) { return ctrlStats(), nil }
-		if err := poll(ctx, time.Minute, "the client-go caches to sync", func() (bool, error) { return c.HasSynced(), nil }); err != nil {
-			stop()
-			tb.Fatal(err)
-		}
-	case implFloor:
-		floor = StartFloor(implCtx, ctrlClient, Workers, n)
-		onCreated = floor.Add
-		stop = func() error { stopImpl(); return nil }
-		stats = func() (ClientStats, error) { return ctrlStats(), nil }
-	default:
-		tb.Fatalf("unknown implementation %q", impl)
+	c, err := startChild(impl, h.kubeconfig, n, time.Minute)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stats := func() (ClientStats, error) {
+		r, err := c.call("stats")
+		return r.Stats, err
+	}
+	var onCreated func(*crddemov1.Mydemo)
+	if impl == implFloor {
+		onCreated = c.add
 	}
 	stopped := false
 	defer func() {
 		if !stopped {
-			stop()
+			c.stop()
 		}
 	}()
 
@@ -301,8 +273,8 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 		tb.Fatal(err)
 	}
 
-	self, controlPlane, apiserver := []int{os.Getpid()}, h.controlPlanePIDs(), []int{h.env.PIDs()["kube-apiserver"]}
-	selfCPU, controlPlaneCPU, machineCPU := cpuTime(self), cpuTime(controlPlane), machineCPUTime()
+	self, ctrl, controlPlane, apiserver := []int{os.Getpid()}, []int{c.PID()}, h.controlPlanePIDs(), []int{h.env.PIDs()["kube-apiserver"]}
+	selfCPU, ctrlCPU, controlPlaneCPU, machineCPU := cpuTime(self), cpuTime(ctrl), cpuTime(controlPlane), machineCPUTime()
 	apiserverCPU := cpuTime(apiserver)
 	t.StartTimer()
 	start := time.Now()
@@ -312,12 +284,13 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 		tb.Fatal(err)
 	}
 	var end time.Time
-	if floor != nil {
-		end, err = floor.Finish()
+	if impl == implFloor {
+		r, err := c.call("finish")
 		t.StopTimer()
 		if err != nil {
 			tb.Fatal(err)
 		}
+		end = r.LastWrite
 	} else {
 		select {
 		case <-w.done:
@@ -328,9 +301,9 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 			tb.Fatalf("%s: %d of %d Mydemos Ready after %v", impl, w.count(), n, *readyTimeout)
 		}
 	}
-	res.ProcessCPU, res.ControlPlaneCPU = cpuTime(self)-selfCPU, cpuTime(controlPlane)-controlPlaneCPU
+	res.ProcessCPU, res.ControllerCPU, res.ControlPlaneCPU = cpuTime(self)-selfCPU, cpuTime(ctrl)-ctrlCPU, cpuTime(controlPlane)-controlPlaneCPU
 	res.APIServerCPU = cpuTime(apiserver) - apiserverCPU
-	res.OtherCPU = max(0, machineCPUTime()-machineCPU-res.ProcessCPU-res.ControlPlaneCPU)
+	res.OtherCPU = max(0, machineCPUTime()-machineCPU-res.ProcessCPU-res.ControllerCPU-res.ControlPlaneCPU)
 	after, err := stats()
 	if err != nil {
 		tb.Fatal(err)
@@ -345,13 +318,15 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 	case <-time.After(time.Minute):
 		tb.Fatalf("%s: %d of %d Mydemos observed Ready a minute after the last write", impl, w.count(), n)
 	}
-	// Let the controller finish what it is doing (a status write that
-	// raced with its own cache, say) rather than cancel it mid-request.
-	quiesce(stats)
+	// The child lets the controller finish what it is doing (a status
+	// write that raced with its own cache, say) rather than cancel it
+	// mid-request, then stops.
 	stopped = true
-	if err := stop(); err != nil {
+	last, err := c.stop()
+	if err != nil {
 		tb.Errorf("%s: stopping: %v", impl, err)
 	}
+	res.ControllerPeakRSS = last.PeakRSS
 	h.check(tb, ctx, ns.Name, n)
 	return res
 }

@@ -4,8 +4,8 @@
 # writing by server-side apply), the same with update writes
 # (impl=ctrlgen-update), the same controller on client-go (impl=client-go,
 # update writes) and a plain driver making the update writes
-# (impl=floor), all against one local control plane (testenv) in one
-# process. Saves the raw output to
+# (impl=floor), all against one local control plane (testenv), each
+# implementation in a process of its own. Saves the raw output to
 # bench/results/controller.txt and prints the benchstat table
 # (`benchstat -col /impl`) and ctrlgen's ratios to client-go and to the
 # floor, and server-side apply's to update writes. See
@@ -24,6 +24,9 @@
 #   BENCH_N      Mydemos per run (default 5000)
 #   BENCH_OUT    where the raw output goes, relative to bench/ (default
 #                results/controller.txt)
+#   TMPDIR       where testenv keeps etcd's data; on this VM's disk etcd's
+#                fsyncs slow the whole control plane after heavy file
+#                churn, TMPDIR=/dev/shm keeps it in memory
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
 
@@ -54,7 +57,7 @@ go test -c -o "$tmp/controller.test" ./controller
 	echo "client-go: $(go list -m -f '{{.Version}}' k8s.io/client-go)"
 	echo "mydemos: $n"
 	echo "# controller.test -test.run '^\$' -test.bench BenchmarkMydemoReady -test.benchtime 1x -test.count $count -mydemos $n"
-	echo "# load average before: $(load) on $(nproc) CPUs"
+	echo "# load average before: $(load) on $(nproc) CPUs; TMPDIR=${TMPDIR:-/tmp}"
 } >"$tmp/out.txt"
 echo "run.sh: $count runs of each implementation with $n Mydemos" >&2
 if ! (cd controller && "$tmp/controller.test" -test.run '^$' -test.bench BenchmarkMydemoReady \

@@ -92,7 +92,48 @@ func report(runs []run, keep func(run) bool) bool {
 	fmt.Printf("  ctrlgen vs client-go: %.2f× the time, %s (goal: ahead): %s\n", ours/theirs, c, ahead)
 	fmt.Printf("  ctrlgen vs floor:     %.2f× the time (goal: ≤ %.2f×): %s\n", ours/floor, floorGoal, verdict(ours <= floorGoal*floor))
 	fmt.Printf("  client-go vs floor:   %.2f× the time\n", theirs/floor)
+	controllerCPU(runs, keep)
 	return true
+}
+
+// controllerCPU compares the implementations' own processes (metrics
+// ctrl-cpu-s and ctrl-peak-MB, in runs that have them): the CPU each
+// controller spends beyond what the floor's bare writes cost, ctrlgen's
+// against client-go's (goal ≤ 0.5×), by the medians.
+func controllerCPU(runs []run, keep func(run) bool) {
+	var kept []run
+	for _, r := range runs {
+		if keep(r) {
+			kept = append(kept, r)
+		}
+	}
+	med := map[string][2]float64{}
+	for _, impl := range []string{"ctrlgen", "ctrlgen-update", "client-go", "floor"} {
+		var rs []run
+		for _, r := range kept {
+			if r.impl == impl {
+				rs = append(rs, r)
+			}
+		}
+		med[impl] = [2]float64{medianOf(rs, "ctrl-cpu-s"), medianOf(rs, "ctrl-peak-MB")}
+	}
+	floor := med["floor"][0]
+	if floor == 0 || med["client-go"][0] == 0 {
+		return
+	}
+	fmt.Println("  the controller's own process, medians (CPU during the span; peak RSS over its life):")
+	for _, impl := range []string{"ctrlgen", "ctrlgen-update", "client-go", "floor"} {
+		if m := med[impl]; m[0] > 0 {
+			fmt.Printf("    %-15s %6.2f s CPU (%+.2f s beyond the floor), %6.1f MiB\n", impl, m[0], m[0]-floor, m[1])
+		}
+	}
+	theirs := med["client-go"][0] - floor
+	for _, impl := range []string{"ctrlgen", "ctrlgen-update"} {
+		if m := med[impl]; m[0] > 0 && theirs > 0 {
+			ratio := (m[0] - floor) / theirs
+			fmt.Printf("  %s's CPU beyond the floor vs client-go's: %.2f× (goal ≤ 0.5×): %s\n", impl, ratio, verdict(ratio <= 0.5))
+		}
+	}
 }
 
 func verdict(met bool) string {

@@ -1,10 +1,13 @@
-// Command ratios reads the output of BenchmarkGenerate and prints, per
-// input, the median wall time, peak RSS and CPU time of ctrlgen and
-// code-generator, their ratios, and whether ctrlgen meets its goals:
+// Command ratios reads the output of BenchmarkGenerate and BenchmarkCRD
+// and prints, per input, the median wall time, peak RSS and CPU time of
+// ctrlgen and the incumbent (code-generator, controller-gen), their
+// ratios, and whether ctrlgen meets its goals:
 //
 //   - one-gv: ≥10× faster;
 //   - one-gv-noop: under 0.5 s;
-//   - k8s-api: ≥10× faster and at most half the peak memory.
+//   - k8s-api: ≥20× faster and at most half the peak memory;
+//   - k8s-api-applyconfig: ≥20× faster;
+//   - crd-*: ≥10× faster than controller-gen.
 //
 // Usage: go run ./generator/ratios results/generator.txt
 package main
@@ -41,19 +44,27 @@ func main() {
 		}
 		return (v[n/2-1] + v[n/2]) / 2, true
 	}
-	for _, input := range []string{"one-gv", "k8s-api"} {
+	goals := []struct {
+		input, incumbent string
+		speed            float64
+	}{
+		{"one-gv", "code-generator", 10}, {"k8s-api", "code-generator", 20}, {"k8s-api-applyconfig", "code-generator", 20},
+		{"crd-gateway-api", "controller-gen", 10}, {"crd-crdmarkers", "controller-gen", 10},
+	}
+	for _, g := range goals {
+		input := g.input
 		ot, ok1 := med(input, "ctrlgen", "ns/op")
-		tt, ok2 := med(input, "code-generator", "ns/op")
+		tt, ok2 := med(input, g.incumbent, "ns/op")
 		om, _ := med(input, "ctrlgen", "peak-MB")
-		tm, _ := med(input, "code-generator", "peak-MB")
+		tm, _ := med(input, g.incumbent, "peak-MB")
 		oc, _ := med(input, "ctrlgen", "cpu-sec/op")
-		tc, _ := med(input, "code-generator", "cpu-sec/op")
+		tc, _ := med(input, g.incumbent, "cpu-sec/op")
 		if !ok1 || !ok2 {
 			continue
 		}
 		speed := tt / ot
-		fmt.Printf("%-11s ctrlgen %6.3f s %6.1f MB, code-generator %6.3f s %6.1f MB: ctrlgen is %.1f× faster (goal ≥10×: %s), uses %.1f× less memory",
-			input, ot/1e9, om, tt/1e9, tm, speed, verdict(speed >= 10), tm/om)
+		fmt.Printf("%-11s ctrlgen %6.3f s %6.1f MB, %s %6.3f s %6.1f MB: ctrlgen is %.1f× faster (goal ≥%g×: %s), uses %.1f× less memory",
+			input, ot/1e9, om, g.incumbent, tt/1e9, tm, speed, g.speed, verdict(speed >= g.speed), tm/om)
 		if input == "k8s-api" {
 			fmt.Printf(" (goal ≥2×: %s)", verdict(tm/om >= 2))
 		}
@@ -75,7 +86,8 @@ func verdict(met bool) string {
 	return "NOT met"
 }
 
-// read collects every sample of BenchmarkGenerate/input=I/impl=P by unit.
+// read collects every sample of BenchmarkGenerate/input=I/impl=P and
+// BenchmarkCRD/input=I/impl=P by unit.
 func read(name string) (map[key][]float64, error) {
 	lines, err := benchlines.Read(name)
 	if err != nil {
@@ -83,7 +95,7 @@ func read(name string) (map[key][]float64, error) {
 	}
 	samples := map[key][]float64{}
 	for _, l := range lines {
-		if l.Name != "Generate" {
+		if l.Name != "Generate" && l.Name != "CRD" {
 			continue
 		}
 		for unit, v := range l.Values {

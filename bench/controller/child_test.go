@@ -1,0 +1,300 @@
+package controllerbench
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
+)
+
+// Each implementation runs in a process of its own: this test binary,
+// started again with childImpl set, so that its CPU time and peak memory
+// are the controller's alone (the creator and the watcher stay in the
+// benchmark's process). The two talk in JSON lines: the benchmark sends
+// commands on the child's stdin, the child answers each on its stdout.
+const (
+	childImpl       = "CTRLBENCH_CHILD_IMPL"
+	childKubeconfig = "CTRLBENCH_CHILD_KUBECONFIG"
+	childN          = "CTRLBENCH_CHILD_N"
+)
+
+// childCommand is what the benchmark asks: "stats" (the client's totals
+// so far), "add" (the floor: write Mydemo), "finish" (the floor: the
+// last write done) or "stop" (wait until the client is idle, stop, and
+// report).
+type childCommand struct {
+	Cmd    string            `json:"cmd"`
+	Mydemo *crddemov1.Mydemo `json:"mydemo,omitempty"`
+}
+
+// childReply answers a command, and says "ready" once the child's caches
+// have synced. PeakRSS is the child's VmHWM, in bytes, at "stop".
+type childReply struct {
+	Event     string      `json:"event"`
+	Stats     ClientStats `json:"stats"`
+	LastWrite time.Time   `json:"lastWrite,omitzero"`
+	PeakRSS   int64       `json:"peakRSS,omitempty"`
+	Err       string      `json:"err,omitempty"`
+}
+
+// child is the benchmark's end of a running implementation.
+type child struct {
+	impl    string
+	cmd     *exec.Cmd
+	mu      sync.Mutex // one command at a time
+	in      io.WriteCloser
+	enc     *json.Encoder
+	addErr  error // the first failed add
+	replies chan childReply
+	// exited is closed when the process has exited, with its error in
+	// exitErr; readErr is why replies was closed.
+	exited           chan struct{}
+	exitErr, readErr error
+}
+
+// replyTimeout bounds the wait for any answer but "ready" and "stop"'s:
+// "finish" waits for the floor's writes.
+const replyTimeout = 15 * time.Minute
+
+// startChild starts impl in its own process against kubeconfig and waits
+// for its caches, at most timeout.
+func startChild(impl, kubeconfig string, n int, timeout time.Duration) (*child, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
+	cmd.Env = append(os.Environ(), childImpl+"="+impl, childKubeconfig+"="+kubeconfig, childN+"="+strconv.Itoa(n))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	c := &child{impl: impl, cmd: cmd, in: in, enc: json.NewEncoder(in), replies: make(chan childReply), exited: make(chan struct{})}
+	go func() {
+		defer close(c.replies)
+		dec := json.NewDecoder(bufio.NewReader(out))
+		for {
+			var r childReply
+			if err := dec.Decode(&r); err != nil {
+				c.readErr = err
+				return
+			}
+			c.replies <- r
+		}
+	}()
+	go func() {
+		c.exitErr = cmd.Wait()
+		close(c.exited)
+	}()
+	r, err := c.read("ready", timeout)
+	if err == nil && r.Event != "ready" {
+		err = fmt.Errorf("%s: said %q before ready", impl, r.Event)
+	}
+	if err != nil {
+		c.kill()
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *child) PID() int { return c.cmd.Process.Pid }
+
+func (c *child) kill() {
+	c.cmd.Process.Kill()
+	<-c.exited
+}
+
+// read waits for the answer to what, at most timeout; a child that dies
+// or falls silent is killed and says why.
+func (c *child) read(what string, timeout time.Duration) (childReply, error) {
+	select {
+	case r, ok := <-c.replies:
+		switch {
+		case !ok:
+			<-c.exited
+			return r, fmt.Errorf("%s: no %s: the process ended (%v) and its output with %v", c.impl, what, c.exitErr, c.readErr)
+		case r.Err != "":
+			return r, fmt.Errorf("%s: %s: %s", c.impl, what, r.Err)
+		}
+		return r, nil
+	case <-time.After(timeout):
+		c.kill()
+		return childReply{}, fmt.Errorf("%s: no %s after %v; killed", c.impl, what, timeout)
+	}
+}
+
+// call sends a command and reads its answer.
+func (c *child) call(cmd string) (childReply, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.addErr != nil {
+		return childReply{}, fmt.Errorf("%s: handing it a Mydemo: %w", c.impl, c.addErr)
+	}
+	if err := c.enc.Encode(childCommand{Cmd: cmd}); err != nil {
+		return childReply{}, fmt.Errorf("%s: sending %s: %w", c.impl, cmd, err)
+	}
+	return c.read(cmd, replyTimeout)
+}
+
+// add hands the floor a created Mydemo; it is not answered. A failure is
+// kept for the next call to report.
+func (c *child) add(md *crddemov1.Mydemo) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err := c.enc.Encode(childCommand{Cmd: "add", Mydemo: md}); err != nil && c.addErr == nil {
+		c.addErr = err
+	}
+}
+
+// stop stops the implementation and waits for its process.
+func (c *child) stop() (childReply, error) {
+	r, err := c.call("stop")
+	c.in.Close()
+	select {
+	case <-c.exited:
+	case <-time.After(time.Minute):
+		c.kill()
+	}
+	if err == nil {
+		err = c.exitErr
+	}
+	return r, err
+}
+
+// runChild is the child's side: it runs impl until told to stop.
+func runChild(impl string) error {
+	kubeconfig := os.Getenv(childKubeconfig)
+	n, err := strconv.Atoi(os.Getenv(childN))
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var (
+		stats  func() (ClientStats, error)
+		stop   func() error
+		floor  *Floor
+		replyM sync.Mutex
+		enc    = json.NewEncoder(os.Stdout)
+	)
+	reply := func(r childReply) error {
+		replyM.Lock()
+		defer replyM.Unlock()
+		return enc.Encode(r)
+	}
+	switch impl {
+	case implCtrlgen, implCtrlgenUpdate:
+		init := mydemo.Init
+		if impl == implCtrlgenUpdate {
+			init = InitUpdateWrites
+		}
+		// The manager's client is the only one in this process, so the
+		// process-wide client metrics are its own.
+		c := StartCtrlgenWith(ctx, kubeconfig, Workers, init)
+		stats, stop = c.RateLimiterTotals, c.Stop
+		if err := c.WaitReady(time.Minute); err != nil {
+			c.Stop()
+			return err
+		}
+	case implClientGo:
+		client, clientStats, err := NewClient(kubeconfig)
+		if err != nil {
+			return err
+		}
+		c, err := NewClientGoController(client, 0)
+		if err != nil {
+			return err
+		}
+		c.Start(ctx)
+		done := make(chan error, 1)
+		go func() { done <- c.Run(ctx, Workers) }()
+		stats = func() (ClientStats, error) { return clientStats(), nil }
+		stop = func() error { cancel(); return <-done }
+		if err := poll(ctx, time.Minute, "the client-go caches to sync", func() (bool, error) { return c.HasSynced(), nil }); err != nil {
+			stop()
+			return err
+		}
+	case implFloor:
+		client, clientStats, err := NewClient(kubeconfig)
+		if err != nil {
+			return err
+		}
+		floor = StartFloor(ctx, client, Workers, n)
+		stats = func() (ClientStats, error) { return clientStats(), nil }
+		stop = func() error { cancel(); return nil }
+	default:
+		return fmt.Errorf("unknown implementation %q", impl)
+	}
+	s, err := stats()
+	if err != nil {
+		return err
+	}
+	if err := reply(childReply{Event: "ready", Stats: s}); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bufio.NewReader(os.Stdin))
+	for {
+		var cmd childCommand
+		if err := dec.Decode(&cmd); err != nil {
+			stop()
+			return fmt.Errorf("reading a command: %w", err)
+		}
+		r := childReply{Event: cmd.Cmd}
+		var err error
+		switch cmd.Cmd {
+		case "add":
+			floor.Add(cmd.Mydemo)
+			continue
+		case "stats":
+		case "finish":
+			r.LastWrite, err = floor.Finish()
+		case "stop":
+			quiesce(stats)
+			err = stop()
+			r.PeakRSS = peakRSS()
+		default:
+			err = fmt.Errorf("unknown command %q", cmd.Cmd)
+		}
+		if s, serr := stats(); serr == nil {
+			r.Stats = s
+		} else {
+			err = errors.Join(err, serr)
+		}
+		if err != nil {
+			r.Err = err.Error()
+		}
+		if err := reply(r); err != nil || cmd.Cmd == "stop" {
+			return err
+		}
+	}
+}
+
+// peakRSS is this process's VmHWM, in bytes (0 where /proc has none).
+func peakRSS() int64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(raw)) {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
