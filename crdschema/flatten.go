@@ -25,6 +25,8 @@ func (s *schemas) resolved(ref model.TypeRef) *model.Schema {
 	}
 	raw, ok := s.raw[ref]
 	if !ok {
+		// The types controller-gen hard-codes, without reading their
+		// package (namedRef never asks typeSchema for them).
 		raw, ok = knownSchema(ref)
 	}
 	if !ok {

@@ -43,10 +43,6 @@ func (s *schemas) typeSchema(t *typeInfo) *model.Schema {
 	if sc, ok := s.raw[ref]; ok {
 		return sc
 	}
-	if known, ok := knownSchema(ref); ok {
-		s.raw[ref] = known
-		return known
-	}
 	s.raw[ref] = &model.Schema{}
 	sc := s.infoToSchema(t)
 	s.raw[ref] = sc

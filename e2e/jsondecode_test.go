@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
@@ -41,12 +42,18 @@ func TestGeneratedJSONDecodersOnServedMydemos(t *testing.T) {
 	ns := namespace(t, kc)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// A real owner: kube-controller-manager's garbage collector deletes
+	// dependents whose owner does not exist, which raced this test.
+	ownerCM, err := kc.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "owner"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	owner := true
 	const n = 4
 	for i := range n {
 		md, err := fast.CrddemoV1().Mydemos(ns).Create(ctx, &crddemov1.Mydemo{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("md-%d", i), Labels: map[string]string{"app": "decode", "i": fmt.Sprint(i)},
-				OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "3f1d2c4b-0000-4000-8000-000000000001", Controller: &owner}}},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: ownerCM.UID, Controller: &owner}}},
 			Spec: crddemov1.MydemoSpec{IP: "10.0.0.1", Port: int32(8080 + i), Data: map[string]string{"k": "v\u00e9\n\"quoted\""}},
 		}, metav1.CreateOptions{})
 		if err != nil {

@@ -2,7 +2,7 @@ package loader
 
 import "testing"
 
-func TestHasLineFindsDeclarationsAtLineStart(t *testing.T) {
+func TestHasLineFindsDeclarationsAfterIndentation(t *testing.T) {
 	for _, c := range []struct {
 		src, w string
 		want   bool

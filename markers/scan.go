@@ -53,17 +53,12 @@ type Detached struct {
 // Scan returns the marker lines of f. docFile says whether f is the
 // package's doc.go.
 func Scan(fset *token.FileSet, f *ast.File, docFile bool) *File {
-	s := scanner{fset: fset, file: fset.File(f.Pos()), byEnd: map[int]*ast.CommentGroup{}, used: map[*ast.CommentGroup]bool{}}
-	for _, g := range f.Comments {
-		s.byEnd[s.line(g.End())] = g
-	}
+	s := newCommentScanner(fset, f)
+	s.index(f)
 	out := &File{}
-	pkgLine := s.line(f.Package)
-	for _, g := range f.Comments {
-		if docFile || s.line(g.End()) < pkgLine {
-			out.Package = append(out.Package, s.lines(g)...)
-			s.used[g] = true
-		}
+	for _, g := range s.packageGroups(f, docFile) {
+		out.Package = append(out.Package, s.lines(g)...)
+		s.used[g] = true
 	}
 	var items []item
 	for _, d := range f.Decls {
@@ -116,6 +111,32 @@ type scanner struct {
 type item struct {
 	line int
 	spec *ast.TypeSpec
+}
+
+func newCommentScanner(fset *token.FileSet, f *ast.File) scanner {
+	return scanner{fset: fset, file: fset.File(f.Pos()), used: map[*ast.CommentGroup]bool{}}
+}
+
+// index records f's comment blocks by their last line.
+func (s *scanner) index(f *ast.File) {
+	s.byEnd = make(map[int]*ast.CommentGroup, len(f.Comments))
+	for _, g := range f.Comments {
+		s.byEnd[s.line(g.End())] = g
+	}
+}
+
+// packageGroups are the comment blocks package markers are read from:
+// every block of doc.go, elsewhere those above the package clause.
+func (s *scanner) packageGroups(f *ast.File, docFile bool) []*ast.CommentGroup {
+	if docFile {
+		return f.Comments
+	}
+	pkgLine := s.line(f.Package)
+	end := 0
+	for end < len(f.Comments) && s.line(f.Comments[end].End()) < pkgLine {
+		end++
+	}
+	return f.Comments[:end]
 }
 
 func (s *scanner) line(p token.Pos) int { return s.file.Line(p) }
@@ -199,26 +220,21 @@ func (f *File) Lines() []Line {
 // Lazy finds the marker lines of a file's declarations as Scan does, each
 // when asked for, for readers that need a few types of a large file.
 type Lazy struct {
-	s       scanner
+	s       scanner // its comment index is built on the first Type
 	f       *ast.File
 	docFile bool
-	indexed bool
 }
 
 // NewLazy returns a Lazy for f; docFile says whether f is the package's
 // doc.go.
 func NewLazy(fset *token.FileSet, f *ast.File, docFile bool) *Lazy {
-	return &Lazy{s: scanner{fset: fset, file: fset.File(f.Pos()), used: map[*ast.CommentGroup]bool{}}, f: f, docFile: docFile}
+	return &Lazy{s: newCommentScanner(fset, f), f: f, docFile: docFile}
 }
 
 // Package returns the file's package marker lines, Scan's File.Package.
 func (l *Lazy) Package() []Line {
 	var out []Line
-	pkgLine := l.s.line(l.f.Package)
-	for _, g := range l.f.Comments {
-		if !l.docFile && l.s.line(g.End()) >= pkgLine {
-			break
-		}
+	for _, g := range l.s.packageGroups(l.f, l.docFile) {
 		out = append(out, l.s.lines(g)...)
 	}
 	return out
@@ -226,12 +242,8 @@ func (l *Lazy) Package() []Line {
 
 // Type returns the marker lines of a type declared in the file.
 func (l *Lazy) Type(ts *ast.TypeSpec) []Line {
-	if !l.indexed {
-		l.s.byEnd = make(map[int]*ast.CommentGroup, len(l.f.Comments))
-		for _, g := range l.f.Comments {
-			l.s.byEnd[l.s.line(g.End())] = g
-		}
-		l.indexed = true
+	if l.s.byEnd == nil {
+		l.s.index(l.f)
 	}
 	return l.s.typeLines(ts.Name.Pos())
 }

@@ -10,10 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 )
@@ -39,7 +39,8 @@ type childCommand struct {
 }
 
 // childReply answers a command, and says "ready" once the child's caches
-// have synced. PeakRSS is the child's VmHWM, in bytes, at "stop".
+// have synced. Stats are the client's totals after the command; PeakRSS
+// is the child's VmHWM, in bytes, at "stop".
 type childReply struct {
 	Event     string      `json:"event"`
 	Stats     ClientStats `json:"stats"`
@@ -186,17 +187,11 @@ func runChild(impl string) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var (
-		stats  func() (ClientStats, error)
-		stop   func() error
-		floor  *Floor
-		replyM sync.Mutex
-		enc    = json.NewEncoder(os.Stdout)
+		stats func() (ClientStats, error)
+		stop  func() error
+		floor *Floor
 	)
-	reply := func(r childReply) error {
-		replyM.Lock()
-		defer replyM.Unlock()
-		return enc.Encode(r)
-	}
+	out := json.NewEncoder(os.Stdout)
 	switch impl {
 	case implCtrlgen, implCtrlgenUpdate:
 		init := mydemo.Init
@@ -240,11 +235,7 @@ func runChild(impl string) error {
 	default:
 		return fmt.Errorf("unknown implementation %q", impl)
 	}
-	s, err := stats()
-	if err != nil {
-		return err
-	}
-	if err := reply(childReply{Event: "ready", Stats: s}); err != nil {
+	if err := out.Encode(childReply{Event: "ready"}); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bufio.NewReader(os.Stdin))
@@ -266,7 +257,9 @@ func runChild(impl string) error {
 		case "stop":
 			quiesce(stats)
 			err = stop()
-			r.PeakRSS = peakRSS()
+			if mem, merr := procstat.Mem("self"); merr == nil {
+				r.PeakRSS = mem.HWM
+			}
 		default:
 			err = fmt.Errorf("unknown command %q", cmd.Cmd)
 		}
@@ -278,23 +271,8 @@ func runChild(impl string) error {
 		if err != nil {
 			r.Err = err.Error()
 		}
-		if err := reply(r); err != nil || cmd.Cmd == "stop" {
+		if err := out.Encode(r); err != nil || cmd.Cmd == "stop" {
 			return err
 		}
 	}
-}
-
-// peakRSS is this process's VmHWM, in bytes (0 where /proc has none).
-func peakRSS() int64 {
-	raw, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(raw)) {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			return kb << 10
-		}
-	}
-	return 0
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/testenv"
@@ -575,28 +576,13 @@ func (h *harness) controlPlanePIDs() []int {
 	return pids
 }
 
-// clockTicks is USER_HZ, the unit of /proc's CPU times on Linux.
-const clockTicks = 100
-
 // cpuTime is the user and system CPU time of the processes so far, from
-// /proc (zero where it cannot be read).
+// /proc (zero for a process it cannot read).
 func cpuTime(pids []int) time.Duration {
 	var total time.Duration
 	for _, pid := range pids {
-		raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		// Fields after the command, which is in parentheses: state is
-		// field 3, utime 14 and stime 15.
-		s := string(raw)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 13 {
-			continue
-		}
-		for _, f := range fields[11:13] {
-			ticks, _ := strconv.ParseInt(f, 10, 64)
-			total += time.Duration(ticks) * time.Second / clockTicks
+		if cpu, err := procstat.CPU(pid); err == nil {
+			total += cpu
 		}
 	}
 	return total
@@ -617,7 +603,7 @@ func machineCPUTime() time.Duration {
 	var total time.Duration
 	for _, i := range []int{1, 2, 3, 6, 7} {
 		ticks, _ := strconv.ParseInt(fields[i], 10, 64)
-		total += time.Duration(ticks) * time.Second / clockTicks
+		total += time.Duration(ticks) * time.Second / procstat.ClockTicks
 	}
 	return total
 }

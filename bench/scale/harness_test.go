@@ -32,7 +32,7 @@ import (
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 
-	"github.com/ctrlgen/ctrlgen/bench/scale/internal/procstat"
+	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 	"github.com/ctrlgen/ctrlgen/bench/scale/internal/wire"
 	"github.com/ctrlgen/ctrlgen/testenv"
 )

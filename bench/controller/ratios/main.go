@@ -101,17 +101,11 @@ func report(runs []run, keep func(run) bool) bool {
 // controller spends beyond what the floor's bare writes cost, ctrlgen's
 // against client-go's (goal ≤ 0.5×), by the medians.
 func controllerCPU(runs []run, keep func(run) bool) {
-	var kept []run
-	for _, r := range runs {
-		if keep(r) {
-			kept = append(kept, r)
-		}
-	}
 	med := map[string][2]float64{}
 	for _, impl := range []string{"ctrlgen", "ctrlgen-update", "client-go", "floor"} {
 		var rs []run
-		for _, r := range kept {
-			if r.impl == impl {
+		for _, r := range runs {
+			if r.impl == impl && keep(r) {
 				rs = append(rs, r)
 			}
 		}

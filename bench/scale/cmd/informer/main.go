@@ -41,7 +41,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/ctrlgen/ctrlgen/bench/scale/internal/procstat"
+	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 	"github.com/ctrlgen/ctrlgen/bench/scale/internal/wire"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 )

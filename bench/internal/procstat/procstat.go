@@ -1,6 +1,6 @@
 // Package procstat reads a Linux process's CPU time and memory from /proc:
-// what the scale benchmark measures of the informer processes and of
-// kube-apiserver.
+// what the scale and controller benchmarks measure of their child
+// processes and of kube-apiserver.
 package procstat
 
 import (
@@ -12,8 +12,8 @@ import (
 	"time"
 )
 
-// clockTicks is USER_HZ, the unit of /proc's CPU times on Linux.
-const clockTicks = 100
+// ClockTicks is USER_HZ, the unit of /proc's CPU times on Linux.
+const ClockTicks = 100
 
 // CPU returns the user plus system CPU time process pid has used so far,
 // from /proc/<pid>/stat (10 ms resolution).
@@ -34,7 +34,7 @@ func CPU(pid int) (time.Duration, error) {
 		if err != nil {
 			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
 		}
-		total += time.Duration(ticks) * time.Second / clockTicks
+		total += time.Duration(ticks) * time.Second / ClockTicks
 	}
 	return total, nil
 }
