@@ -267,7 +267,11 @@ func (f *frameReader) protobufFrame() ([]byte, error) {
 			return nil, err
 		}
 	}
-	n := int(binary.BigEndian.Uint32(f.buf[f.start:]))
+	size := binary.BigEndian.Uint32(f.buf[f.start:])
+	if size > maxFrame {
+		return nil, decodeError{fmt.Errorf("watch event of more than %d bytes", maxFrame)}
+	}
+	n := int(size)
 	for f.end-f.start < 4+n {
 		if err := f.fill(4 + n); err != nil {
 			return nil, err

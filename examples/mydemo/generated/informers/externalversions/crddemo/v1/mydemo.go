@@ -13,6 +13,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 	listerscrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/crddemo/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -135,7 +136,7 @@ func NewTypedMydemoInformerWithOptions(client versioned.Interface, namespace str
 			Resource:        "mydemos",
 			PrefersProtobuf: false,
 			ParameterCodec:  scheme.ParameterCodec,
-			Serializer:      scheme.Codecs.WithoutConversion(),
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
 		}, tweakListOptions)
 	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*crddemov1.Mydemo](

@@ -13,6 +13,7 @@ import (
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listersopsv1 "example.com/controller/generated/listers/ops/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -135,7 +136,7 @@ func NewTypedBackupInformerWithOptions(client versioned.Interface, namespace str
 			Resource:        "backups",
 			PrefersProtobuf: false,
 			ParameterCodec:  scheme.ParameterCodec,
-			Serializer:      scheme.Codecs.WithoutConversion(),
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
 		}, tweakListOptions)
 	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*opsv1.Backup](

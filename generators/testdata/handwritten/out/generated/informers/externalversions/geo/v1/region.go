@@ -13,6 +13,7 @@ import (
 	"example.com/handwritten/generated/informers/externalversions/internalinterfaces"
 	listersgeov1 "example.com/handwritten/generated/listers/geo/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -135,7 +136,7 @@ func NewTypedRegionInformerWithOptions(client versioned.Interface, namespace str
 			Resource:        "regions",
 			PrefersProtobuf: false,
 			ParameterCodec:  scheme.ParameterCodec,
-			Serializer:      scheme.Codecs.WithoutConversion(),
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
 		}, tweakListOptions)
 	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*geov1.Region](

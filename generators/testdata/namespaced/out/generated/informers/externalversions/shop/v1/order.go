@@ -13,6 +13,7 @@ import (
 	"example.com/namespaced/generated/informers/externalversions/internalinterfaces"
 	listersshopv1 "example.com/namespaced/generated/listers/shop/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -135,7 +136,7 @@ func NewTypedOrderInformerWithOptions(client versioned.Interface, namespace stri
 			Resource:        "orders",
 			PrefersProtobuf: false,
 			ParameterCodec:  scheme.ParameterCodec,
-			Serializer:      scheme.Codecs.WithoutConversion(),
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
 		}, tweakListOptions)
 	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*shopv1.Order](

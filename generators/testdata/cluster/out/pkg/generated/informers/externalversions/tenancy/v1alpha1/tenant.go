@@ -19,6 +19,7 @@ import (
 	"example.com/cluster/pkg/generated/informers/externalversions/internalinterfaces"
 	listerstenancyv1alpha1 "example.com/cluster/pkg/generated/listers/tenancy/v1alpha1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -139,7 +140,7 @@ func NewTypedTenantInformerWithOptions(client versioned.Interface, options inter
 			Resource:        "tenants",
 			PrefersProtobuf: false,
 			ParameterCodec:  scheme.ParameterCodec,
-			Serializer:      scheme.Codecs.WithoutConversion(),
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
 		}, tweakListOptions)
 	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*tenancyv1alpha1.Tenant](

@@ -13,6 +13,7 @@ import (
 	"example.com/kubebuilder/pkg/client/informers/externalversions/internalinterfaces"
 	listersbatchv1 "example.com/kubebuilder/pkg/client/listers/api/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -133,7 +134,7 @@ func NewTypedCalendarInformerWithOptions(client versioned.Interface, options int
 			Resource:        "calendars",
 			PrefersProtobuf: false,
 			ParameterCodec:  scheme.ParameterCodec,
-			Serializer:      scheme.Codecs.WithoutConversion(),
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
 		}, tweakListOptions)
 	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.Calendar](
