@@ -3,9 +3,11 @@ package scale
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -39,6 +41,7 @@ var (
 	profileDir   = flag.String("profile-dir", "", "write each informer process's CPU profiles (of the sync, of the update phases) and heap profiles (after sync, after the updates) into this directory")
 	keepLogs     = flag.String("controlplane-dir", "", "keep the control plane's data and logs in this directory (default: a temporary directory, removed)")
 	phaseTimeout = flag.Duration("phase-timeout", 10*time.Minute, "how long a sync or an update phase may take")
+	apiProfile   = flag.Duration("api-profile", 15*time.Second, "with -profile-dir: the length of kube-apiserver's CPU profile, from the start of each informer process; the update phases wait until it ends")
 )
 
 // Kinds and implementations.
@@ -375,9 +378,13 @@ func (h *harness) update(ctx context.Context, kind string, from, to int) (time.T
 
 // result is what one side measured in one run.
 type result struct {
-	Synced                       wire.Report
-	Objects                      int // expected in the informer's store
-	APIServerCPU                 time.Duration
+	Synced       wire.Report
+	Objects      int // expected in the informer's store
+	APIServerCPU time.Duration
+	// APIServerAlloc is what kube-apiserver allocated from the start to
+	// synced (its go_memstats_alloc_bytes_total), APIServerGCs the garbage
+	// collections it ran then (go_gc_duration_seconds_count).
+	APIServerAlloc, APIServerGCs int64
 	APIServerPeakRSS, APIRSSBase int64
 	// First is the 10 % update phase, Second the 50 % one.
 	First, Second update
@@ -428,6 +435,15 @@ func (h *harness) run(tb testing.TB, kind, impl string, n, total int, round int)
 	readErr := make(chan error, 1)
 
 	api := h.env.PIDs()[testenv.KubeAPIServer]
+	// kube-apiserver starts every side's sync freshly collected: a
+	// collection of its ~1.5 GB heap costs it about a CPU-second, which
+	// would otherwise fall into whichever side's sync its heap happened
+	// to fill up in.
+	h.apiserverGC(tb)
+	apiGo, err := h.apiserverGoStats()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	apiMem, err := procstat.Mem(strconv.Itoa(api))
 	if err != nil {
 		tb.Fatal(err)
@@ -437,6 +453,11 @@ func (h *harness) run(tb testing.TB, kind, impl string, n, total int, round int)
 		tb.Fatal(err)
 	}
 	sampler := sampleRSS(api)
+	apiProfiled := func() {}
+	if *profileDir != "" {
+		base := filepath.Join(*profileDir, fmt.Sprintf("%s-%s-r%d", kind, impl, round))
+		apiProfiled = h.profileAPIServer(tb, base+".apiserver.cpu.pprof", *apiProfile)
+	}
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
@@ -487,10 +508,17 @@ func (h *harness) run(tb testing.TB, kind, impl string, n, total int, round int)
 		tb.Fatal(err)
 	}
 	res.APIServerCPU = cpu - apiCPU
+	apiGoSynced, err := h.apiserverGoStats()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res.APIServerAlloc, res.APIServerGCs = apiGoSynced.alloc-apiGo.alloc, apiGoSynced.gcs-apiGo.gcs
 	res.Objects = total
 	if res.Synced.Objects != total || res.Synced.Adds != total {
 		tb.Fatalf("%s %s: synced with %d objects and %d adds, want %d", impl, kind, res.Synced.Objects, res.Synced.Adds, total)
 	}
+
+	apiProfiled()
 
 	first := max(1, int(float64(n)**firstFraction))
 	second := max(1, int(float64(n)**secondFraction))
@@ -526,6 +554,117 @@ func (h *harness) run(tb testing.TB, kind, impl string, n, total int, round int)
 		tb.Fatalf("%s %s: %v; stderr:\n%s", impl, kind, err, stderr.String())
 	}
 	return res
+}
+
+// apiserverGC makes kube-apiserver collect its garbage (its heap profile
+// handler does with gc=1) and waits for it to be done.
+func (h *harness) apiserverGC(tb testing.TB) {
+	tb.Helper()
+	if _, err := h.apiserverGet("/debug/pprof/heap?gc=1"); err != nil {
+		tb.Fatalf("collecting kube-apiserver's garbage: %v", err)
+	}
+}
+
+// goStats are kube-apiserver's Go runtime counters.
+type goStats struct{ alloc, gcs int64 }
+
+// apiserverGoStats reads kube-apiserver's bytes allocated so far and its
+// garbage collections so far from its /metrics.
+func (h *harness) apiserverGoStats() (goStats, error) {
+	body, err := h.apiserverGet("/metrics")
+	if err != nil {
+		return goStats{}, err
+	}
+	var s goStats
+	found := 0
+	for line := range strings.SplitSeq(string(body), "\n") {
+		name, value, ok := strings.Cut(line, " ")
+		if !ok {
+			continue
+		}
+		var dst *int64
+		switch name {
+		case "go_memstats_alloc_bytes_total":
+			dst = &s.alloc
+		case "go_gc_duration_seconds_count":
+			dst = &s.gcs
+		default:
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+		if err != nil {
+			return goStats{}, fmt.Errorf("/metrics: %s: %w", line, err)
+		}
+		*dst = int64(v)
+		found++
+	}
+	if found != 2 {
+		return goStats{}, errors.New("/metrics: no go_memstats_alloc_bytes_total or go_gc_duration_seconds_count")
+	}
+	return s, nil
+}
+
+// apiserverGet GETs path from kube-apiserver as the admin.
+func (h *harness) apiserverGet(path string) ([]byte, error) {
+	client, err := rest.HTTPClientFor(h.env.Config())
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.Get(h.env.Config().Host + path)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s: %s", path, resp.Status, body)
+	}
+	return body, nil
+}
+
+// profileAPIServer starts a CPU profile of kube-apiserver (its
+// /debug/pprof/profile, on by default) lasting d and returns a function
+// that waits for it and writes it to path.
+func (h *harness) profileAPIServer(tb testing.TB, path string, d time.Duration) (wait func()) {
+	tb.Helper()
+	client, err := rest.HTTPClientFor(h.env.Config())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	url := fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", h.env.Config().Host, int(d.Seconds()))
+	done := make(chan error, 1)
+	go func() {
+		resp, err := client.Get(url)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			body, _ := io.ReadAll(resp.Body)
+			done <- fmt.Errorf("%s: %s: %s", url, resp.Status, body)
+			return
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			done <- err
+			return
+		}
+		_, err = io.Copy(f, resp.Body)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		done <- err
+	}()
+	return func() {
+		tb.Helper()
+		if err := <-done; err != nil {
+			tb.Fatalf("kube-apiserver's CPU profile: %v", err)
+		}
+	}
 }
 
 // rssSampler records the largest VmRSS of a process, read every 5 ms: the

@@ -42,6 +42,9 @@ func TestSides(t *testing.T) {
 				if r.APIServerPeakRSS <= 0 {
 					t.Error("no kube-apiserver RSS sampled during the sync")
 				}
+				if r.APIServerAlloc <= 0 {
+					t.Errorf("kube-apiserver allocated %d bytes during the sync", r.APIServerAlloc)
+				}
 			})
 		}
 	}
@@ -70,6 +73,9 @@ var round atomic.Int64
 //	                    heap-MiB
 //	api-cpu-s           kube-apiserver's CPU time from the process's start
 //	                    to synced
+//	api-alloc-MiB       what kube-apiserver allocated in that span
+//	api-gc              the garbage collections it ran in that span (it
+//	                    starts each side's span freshly collected)
 //	api-peak-rss-MiB    kube-apiserver's largest VmRSS in that span,
 //	                    sampled every 5 ms (VmHWM cannot be reset)
 //	api-rss-growth-MiB  that peak minus its VmRSS before the start
@@ -105,6 +111,8 @@ func BenchmarkInformer(b *testing.B) {
 					b.ReportMetric(float64(sum.First.Report.CPUNanos)/1e3/float64(sum.First.N), "upd-cpu-µs/update")
 					b.ReportMetric(float64(sum.Second.Report.Heap)/float64(sum.Synced.Heap), "heap-after-upd/sync")
 					b.ReportMetric(sum.APIServerCPU.Seconds()/n, "api-cpu-s")
+					b.ReportMetric(float64(sum.APIServerAlloc)/mib/n, "api-alloc-MiB")
+					b.ReportMetric(float64(sum.APIServerGCs)/n, "api-gc")
 					b.ReportMetric(float64(sum.APIServerPeakRSS)/mib/n, "api-peak-rss-MiB")
 					b.ReportMetric(float64(sum.APIServerPeakRSS-sum.APIRSSBase)/mib/n, "api-rss-growth-MiB")
 				})
@@ -124,6 +132,8 @@ func (r *result) add(o result) {
 	r.First.Report.CPUNanos += o.First.Report.CPUNanos
 	r.Second.Report.Heap += o.Second.Report.Heap
 	r.APIServerCPU += o.APIServerCPU
+	r.APIServerAlloc += o.APIServerAlloc
+	r.APIServerGCs += o.APIServerGCs
 	r.APIServerPeakRSS += o.APIServerPeakRSS
 	r.APIRSSBase += o.APIRSSBase
 }

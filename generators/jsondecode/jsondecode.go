@@ -75,6 +75,10 @@ func File(p *model.Project, v *model.Version) (*gen.File, error) {
 		e.p("%sNewKind(%s),\n", e.rt, fn)
 	}
 	e.p("}\n\n")
+	sch := f.ImportAs(p.ClientsetSchemePkg, "scheme")
+	e.p("// The generated informers' watches, which decode with the clientset's\n")
+	e.p("// scheme rather than through these clients, find %s by it.\n", KindsVar)
+	e.p("func init() { %sRegister(%s.Scheme, %s...) }\n\n", e.rt, sch, KindsVar)
 	if err := e.flush(); err != nil {
 		return nil, err
 	}

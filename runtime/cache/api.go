@@ -61,6 +61,10 @@ type ListerWatcher[T Object] interface {
 type ListWatch[T Object] struct {
 	ListFunc  func(ctx context.Context, opts metav1.ListOptions) (ListPage[T], error)
 	WatchFunc func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+	// WatchStreamFunc, when set, starts the watches instead of WatchFunc,
+	// as EventStreams the Reflector decodes in its own goroutine (see
+	// RESTWatchStream). WatchFunc stays what Watch calls.
+	WatchStreamFunc func(ctx context.Context, opts metav1.ListOptions) (EventStream[T], error)
 	// WatchListSemanticsUnsupported says that WatchFunc's client cannot
 	// stream an initial list (sendInitialEvents), as client-go's fake
 	// clientsets cannot: a Reflector then always lists.

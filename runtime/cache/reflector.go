@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -196,7 +197,7 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 // sync replaces the store's content with the resource's whole state: by a
 // streamed initial list, whose watch it returns for the caller to carry
 // on with, or else by a paginated list, and then streamed is nil.
-func (r *Reflector[T]) sync(ctx context.Context) (streamed *openWatch, err error) {
+func (r *Reflector[T]) sync(ctx context.Context) (streamed *openWatch[T], err error) {
 	if r.streamLists {
 		streamed, err = r.watchList(ctx)
 		if err == nil || ctx.Err() != nil || !isWatchListRefused(err) {
@@ -292,7 +293,7 @@ func (r *Reflector[T]) relistResourceVersion() string {
 // watch again from the last version. It reports whether the version the
 // list returned was gone at once: the first watch expired before it
 // delivered anything. The first watch is streamed when it is not nil.
-func (r *Reflector[T]) watch(ctx context.Context, b *backoff, streamed *openWatch) (expiredAtOnce bool) {
+func (r *Reflector[T]) watch(ctx context.Context, b *backoff, streamed *openWatch[T]) (expiredAtOnce bool) {
 	defer func() {
 		if streamed != nil {
 			streamed.w.Stop()
@@ -321,8 +322,8 @@ func (r *Reflector[T]) watch(ctx context.Context, b *backoff, streamed *openWatc
 
 // openWatch is a watch already under way: a streamed list's, past its
 // initial events.
-type openWatch struct {
-	w      watch.Interface
+type openWatch[T Object] struct {
+	w      EventStream[T]
 	start  time.Time
 	events int
 }
@@ -333,11 +334,11 @@ var errVeryShortWatch = errors.New("very short watch: the watch ended at once wi
 // delivered: open's, carrying on, or else a new one from the last
 // resourceVersion. The error is nil when the server ended the watch
 // normally after it had lasted or delivered something.
-func (r *Reflector[T]) watchOnce(ctx context.Context, open *openWatch) (events int, err error) {
+func (r *Reflector[T]) watchOnce(ctx context.Context, open *openWatch[T]) (events int, err error) {
 	if open == nil {
 		timeout := r.watchTimeout()
 		start := r.opts.Clock.Now()
-		w, err := r.lw.Watch(ctx, metav1.ListOptions{
+		w, err := startWatch(ctx, r.lw, metav1.ListOptions{
 			ResourceVersion:     r.LastSyncResourceVersion(),
 			TimeoutSeconds:      &timeout,
 			AllowWatchBookmarks: true,
@@ -345,45 +346,39 @@ func (r *Reflector[T]) watchOnce(ctx context.Context, open *openWatch) (events i
 		if err != nil {
 			return 0, fmt.Errorf("%s: watch: %w", r.opts.Name, err)
 		}
-		open = &openWatch{w: w, start: start}
+		open = &openWatch[T]{w: w, start: start}
 	}
 	w, start, events := open.w, open.start, open.events
 	defer w.Stop()
 	for {
-		select {
-		case <-ctx.Done():
+		typ, obj, err := w.Next()
+		switch {
+		case ctx.Err() != nil:
 			return events, nil
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				if events == 0 && r.opts.Clock.Since(start) < time.Second {
-					return 0, errVeryShortWatch
-				}
-				return events, nil
+		case err == io.EOF:
+			if events == 0 && r.opts.Clock.Since(start) < time.Second {
+				return 0, errVeryShortWatch
 			}
-			if ev.Type == watch.Error {
-				return events, fmt.Errorf("%s: watch: %w", r.opts.Name, apierrors.FromObject(ev.Object))
-			}
-			obj, ok := ev.Object.(T)
-			if !ok {
-				return events, fmt.Errorf("%s: watch: unexpected %T in %s event", r.opts.Name, ev.Object, ev.Type)
-			}
-			events++
-			switch ev.Type {
-			case watch.Added:
-				err = r.store.Add(obj)
-			case watch.Modified:
-				err = r.store.Update(obj)
-			case watch.Deleted:
-				err = r.store.Delete(obj)
-			case watch.Bookmark:
-			default:
-				err = fmt.Errorf("unknown watch event type %q", ev.Type)
-			}
-			if err != nil {
-				return events, fmt.Errorf("%s: watch: %w", r.opts.Name, err)
-			}
-			r.setLastRV(obj.GetResourceVersion())
+			return events, nil
+		case err != nil:
+			return events, fmt.Errorf("%s: watch: %w", r.opts.Name, err)
 		}
+		events++
+		switch typ {
+		case watch.Added:
+			err = r.store.Add(obj)
+		case watch.Modified:
+			err = r.store.Update(obj)
+		case watch.Deleted:
+			err = r.store.Delete(obj)
+		case watch.Bookmark:
+		default:
+			err = fmt.Errorf("unknown watch event type %q", typ)
+		}
+		if err != nil {
+			return events, fmt.Errorf("%s: watch: %w", r.opts.Name, err)
+		}
+		r.setLastRV(obj.GetResourceVersion())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -35,7 +36,7 @@ var errInitialEventsCut = errors.New("the watch ended before the end of its init
 // the server serves it from its watch cache with no history needed, and
 // never sends an older state than the store holds. When that version is
 // gone or not yet reached, it asks for the latest state at once.
-func (r *Reflector[T]) watchList(ctx context.Context) (*openWatch, error) {
+func (r *Reflector[T]) watchList(ctx context.Context) (*openWatch[T], error) {
 	for {
 		rv := r.LastSyncResourceVersion()
 		if r.relistConsistent {
@@ -43,7 +44,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (*openWatch, error) {
 		}
 		timeout := r.watchTimeout()
 		start := r.opts.Clock.Now()
-		w, err := r.lw.Watch(ctx, metav1.ListOptions{
+		w, err := startWatch(ctx, r.lw, metav1.ListOptions{
 			ResourceVersion:      rv,
 			ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 			SendInitialEvents:    ptr.To(true),
@@ -51,7 +52,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (*openWatch, error) {
 			TimeoutSeconds:       &timeout,
 		})
 		if err == nil {
-			var open *openWatch
+			var open *openWatch[T]
 			if open, err = r.streamInitialEvents(ctx, w, start); err == nil {
 				return open, nil
 			}
@@ -70,7 +71,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (*openWatch, error) {
 
 // streamInitialEvents collects w's objects up to the bookmark that ends
 // its initial events, then replaces the store with them.
-func (r *Reflector[T]) streamInitialEvents(ctx context.Context, w watch.Interface, start time.Time) (*openWatch, error) {
+func (r *Reflector[T]) streamInitialEvents(ctx context.Context, w EventStream[T], start time.Time) (*openWatch[T], error) {
 	var transform TransformFunc[T]
 	ts, transforms := r.store.(transformingStore[T])
 	if transforms {
@@ -79,51 +80,44 @@ func (r *Reflector[T]) streamInitialEvents(ctx context.Context, w watch.Interfac
 	var objs initialObjects[T]
 	events := 0
 	for {
-		select {
-		case <-ctx.Done():
+		typ, obj, err := w.Next()
+		switch {
+		case ctx.Err() != nil:
 			return nil, ctx.Err()
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return nil, errInitialEventsCut
+		case err == io.EOF:
+			return nil, errInitialEventsCut
+		case err != nil && events > 0:
+			return nil, midStreamError{err}
+		case err != nil:
+			return nil, err
+		}
+		events++
+		switch typ {
+		case watch.Added, watch.Modified, watch.Deleted:
+			if transform != nil {
+				obj = transform(obj)
 			}
-			if ev.Type == watch.Error {
-				if events > 0 {
-					return nil, midStreamError{apierrors.FromObject(ev.Object)}
-				}
-				return nil, apierrors.FromObject(ev.Object)
+			objs.apply(typ, obj)
+		case watch.Bookmark:
+			if obj.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
+				continue
 			}
-			obj, ok := ev.Object.(T)
-			if !ok {
-				return nil, fmt.Errorf("unexpected %T in %s event", ev.Object, ev.Type)
+			rv := obj.GetResourceVersion()
+			list := objs.list()
+			var err error
+			if transforms {
+				err = ts.replaceTransformed(list, rv)
+			} else {
+				err = r.store.Replace(list, rv)
 			}
-			events++
-			switch ev.Type {
-			case watch.Added, watch.Modified, watch.Deleted:
-				if transform != nil {
-					obj = transform(obj)
-				}
-				objs.apply(ev.Type, obj)
-			case watch.Bookmark:
-				if obj.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" {
-					continue
-				}
-				rv := obj.GetResourceVersion()
-				list := objs.list()
-				var err error
-				if transforms {
-					err = ts.replaceTransformed(list, rv)
-				} else {
-					err = r.store.Replace(list, rv)
-				}
-				if err != nil {
-					return nil, fmt.Errorf("replace: %w", err)
-				}
-				r.relistConsistent = false
-				r.setLastRV(rv)
-				return &openWatch{w: w, start: start, events: events}, nil
-			default:
-				return nil, fmt.Errorf("unknown watch event type %q", ev.Type)
+			if err != nil {
+				return nil, fmt.Errorf("replace: %w", err)
 			}
+			r.relistConsistent = false
+			r.setLastRV(rv)
+			return &openWatch[T]{w: w, start: start, events: events}, nil
+		default:
+			return nil, fmt.Errorf("unknown watch event type %q", typ)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -34,6 +35,28 @@ func NewKind[T any, PT interface {
 
 // watchEventKind decodes the envelope of every watch event.
 var watchEventKind = NewKind(DecodeWatchEvent)
+
+var (
+	schemeKindsMu sync.Mutex
+	schemeKinds   = map[*runtime.Scheme][]Kind{}
+)
+
+// Register adds kinds to those decoded for clients of scheme. Generated
+// typed client packages register theirs when they are initialised, so
+// that code holding only the clientset's scheme (the generated informers'
+// watch path) decodes with them as the clients do.
+func Register(scheme *runtime.Scheme, kinds ...Kind) {
+	schemeKindsMu.Lock()
+	defer schemeKindsMu.Unlock()
+	schemeKinds[scheme] = append(slices.Clip(schemeKinds[scheme]), kinds...)
+}
+
+// Registered returns the kinds registered for scheme.
+func Registered(scheme *runtime.Scheme) []Kind {
+	schemeKindsMu.Lock()
+	defer schemeKindsMu.Unlock()
+	return slices.Clip(schemeKinds[scheme])
+}
 
 // Disabled reports whether CTRLGEN_JSON_DECODER=off turns the generated
 // decoders off.

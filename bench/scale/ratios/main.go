@@ -33,6 +33,8 @@ var metrics = []metric{
 	{unit: "upd-cpu-µs/update", ratioGoal: 0.5},
 	{unit: "heap-after-upd/sync", absGoal: 1.05},
 	{unit: "api-cpu-s", ratioGoal: 1},
+	{unit: "api-alloc-MiB"},
+	{unit: "api-gc"},
 	{unit: "api-peak-rss-MiB"},
 	{unit: "api-rss-growth-MiB"},
 }

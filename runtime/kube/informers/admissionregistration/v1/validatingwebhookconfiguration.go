@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedadmissionregistrationv1 "k8s.io/client-go/kubernetes/typed/admissionregistration/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewValidatingWebhookConfigurationInformerWithOptions(client kubernetes.Inte
 func NewTypedValidatingWebhookConfigurationInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) ValidatingWebhookConfigurationIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: "validatingwebhookconfigurations"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*admissionregistrationv1.ValidatingWebhookConfiguration]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1.ValidatingWebhookConfiguration], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.AdmissionregistrationV1().ValidatingWebhookConfigurations().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*admissionregistrationv1.ValidatingWebhookConfiguration]{}, err
+			}
+			return ctrlcache.ListPage[*admissionregistrationv1.ValidatingWebhookConfiguration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.AdmissionregistrationV1().(*typedadmissionregistrationv1.AdmissionregistrationV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*admissionregistrationv1.ValidatingWebhookConfiguration](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "validatingwebhookconfigurations",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1.ValidatingWebhookConfiguration](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1.ValidatingWebhookConfiguration]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1.ValidatingWebhookConfiguration], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.AdmissionregistrationV1().ValidatingWebhookConfigurations().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*admissionregistrationv1.ValidatingWebhookConfiguration]{}, err
-				}
-				return ctrlcache.ListPage[*admissionregistrationv1.ValidatingWebhookConfiguration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.AdmissionregistrationV1().ValidatingWebhookConfigurations().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

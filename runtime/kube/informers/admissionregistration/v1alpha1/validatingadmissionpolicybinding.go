@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedadmissionregistrationv1alpha1 "k8s.io/client-go/kubernetes/typed/admissionregistration/v1alpha1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewValidatingAdmissionPolicyBindingInformerWithOptions(client kubernetes.In
 func NewTypedValidatingAdmissionPolicyBindingInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) ValidatingAdmissionPolicyBindingIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1alpha1", Resource: "validatingadmissionpolicybindings"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.AdmissionregistrationV1alpha1().ValidatingAdmissionPolicyBindings().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding]{}, err
+			}
+			return ctrlcache.ListPage[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.AdmissionregistrationV1alpha1().ValidatingAdmissionPolicyBindings().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.AdmissionregistrationV1alpha1().(*typedadmissionregistrationv1alpha1.AdmissionregistrationV1alpha1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "validatingadmissionpolicybindings",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.AdmissionregistrationV1alpha1().ValidatingAdmissionPolicyBindings().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding]{}, err
-				}
-				return ctrlcache.ListPage[*admissionregistrationv1alpha1.ValidatingAdmissionPolicyBinding]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.AdmissionregistrationV1alpha1().ValidatingAdmissionPolicyBindings().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedadmissionregistrationv1beta1 "k8s.io/client-go/kubernetes/typed/admissionregistration/v1beta1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewMutatingWebhookConfigurationInformerWithOptions(client kubernetes.Interf
 func NewTypedMutatingWebhookConfigurationInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) MutatingWebhookConfigurationIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1beta1", Resource: "mutatingwebhookconfigurations"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*admissionregistrationv1beta1.MutatingWebhookConfiguration]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingWebhookConfiguration], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.AdmissionregistrationV1beta1().MutatingWebhookConfigurations().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingWebhookConfiguration]{}, err
+			}
+			return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingWebhookConfiguration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.AdmissionregistrationV1beta1().MutatingWebhookConfigurations().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.AdmissionregistrationV1beta1().(*typedadmissionregistrationv1beta1.AdmissionregistrationV1beta1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*admissionregistrationv1beta1.MutatingWebhookConfiguration](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "mutatingwebhookconfigurations",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*admissionregistrationv1beta1.MutatingWebhookConfiguration](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*admissionregistrationv1beta1.MutatingWebhookConfiguration]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingWebhookConfiguration], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.AdmissionregistrationV1beta1().MutatingWebhookConfigurations().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingWebhookConfiguration]{}, err
-				}
-				return ctrlcache.ListPage[*admissionregistrationv1beta1.MutatingWebhookConfiguration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.AdmissionregistrationV1beta1().MutatingWebhookConfigurations().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedinternalv1alpha1 "k8s.io/client-go/kubernetes/typed/apiserverinternal/v1alpha1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewStorageVersionInformerWithOptions(client kubernetes.Interface, options i
 func NewTypedStorageVersionInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) StorageVersionIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "internal.apiserver.k8s.io", Version: "v1alpha1", Resource: "storageversions"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*internalv1alpha1.StorageVersion]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*internalv1alpha1.StorageVersion], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.InternalV1alpha1().StorageVersions().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{}, err
+			}
+			return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.InternalV1alpha1().StorageVersions().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.InternalV1alpha1().(*typedinternalv1alpha1.InternalV1alpha1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*internalv1alpha1.StorageVersion](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "storageversions",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*internalv1alpha1.StorageVersion](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*internalv1alpha1.StorageVersion]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*internalv1alpha1.StorageVersion], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.InternalV1alpha1().StorageVersions().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{}, err
-				}
-				return ctrlcache.ListPage[*internalv1alpha1.StorageVersion]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.InternalV1alpha1().StorageVersions().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

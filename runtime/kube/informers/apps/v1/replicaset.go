@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedappsv1 "k8s.io/client-go/kubernetes/typed/apps/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -105,25 +107,39 @@ func NewReplicaSetInformerWithOptions(client kubernetes.Interface, namespace str
 func NewTypedReplicaSetInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) ReplicaSetIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "replicasets"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*appsv1.ReplicaSet]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.ReplicaSet], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.AppsV1().ReplicaSets(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*appsv1.ReplicaSet]{}, err
+			}
+			return ctrlcache.ListPage[*appsv1.ReplicaSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.AppsV1().ReplicaSets(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.AppsV1().(*typedappsv1.AppsV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*appsv1.ReplicaSet](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "replicasets",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.ReplicaSet](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1.ReplicaSet]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.ReplicaSet], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.AppsV1().ReplicaSets(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*appsv1.ReplicaSet]{}, err
-				}
-				return ctrlcache.ListPage[*appsv1.ReplicaSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.AppsV1().ReplicaSets(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

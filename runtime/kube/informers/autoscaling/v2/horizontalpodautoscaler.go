@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedautoscalingv2 "k8s.io/client-go/kubernetes/typed/autoscaling/v2"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -105,25 +107,39 @@ func NewHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interface, 
 func NewTypedHorizontalPodAutoscalerInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) HorizontalPodAutoscalerIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*autoscalingv2.HorizontalPodAutoscaler]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.AutoscalingV2().HorizontalPodAutoscalers(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler]{}, err
+			}
+			return ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.AutoscalingV2().HorizontalPodAutoscalers(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.AutoscalingV2().(*typedautoscalingv2.AutoscalingV2Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*autoscalingv2.HorizontalPodAutoscaler](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "horizontalpodautoscalers",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*autoscalingv2.HorizontalPodAutoscaler](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*autoscalingv2.HorizontalPodAutoscaler]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.AutoscalingV2().HorizontalPodAutoscalers(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler]{}, err
-				}
-				return ctrlcache.ListPage[*autoscalingv2.HorizontalPodAutoscaler]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.AutoscalingV2().HorizontalPodAutoscalers(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcertificatesv1 "k8s.io/client-go/kubernetes/typed/certificates/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -105,25 +107,39 @@ func NewPodCertificateRequestInformerWithOptions(client kubernetes.Interface, na
 func NewTypedPodCertificateRequestInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) PodCertificateRequestIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "podcertificaterequests"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*certificatesv1.PodCertificateRequest]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1.PodCertificateRequest], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.CertificatesV1().PodCertificateRequests(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*certificatesv1.PodCertificateRequest]{}, err
+			}
+			return ctrlcache.ListPage[*certificatesv1.PodCertificateRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.CertificatesV1().PodCertificateRequests(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.CertificatesV1().(*typedcertificatesv1.CertificatesV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*certificatesv1.PodCertificateRequest](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "podcertificaterequests",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*certificatesv1.PodCertificateRequest](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*certificatesv1.PodCertificateRequest]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1.PodCertificateRequest], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.CertificatesV1().PodCertificateRequests(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*certificatesv1.PodCertificateRequest]{}, err
-				}
-				return ctrlcache.ListPage[*certificatesv1.PodCertificateRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.CertificatesV1().PodCertificateRequests(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcertificatesv1alpha1 "k8s.io/client-go/kubernetes/typed/certificates/v1alpha1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewClusterTrustBundleInformerWithOptions(client kubernetes.Interface, optio
 func NewTypedClusterTrustBundleInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) ClusterTrustBundleIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1alpha1", Resource: "clustertrustbundles"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*certificatesv1alpha1.ClusterTrustBundle]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1alpha1.ClusterTrustBundle], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.CertificatesV1alpha1().ClusterTrustBundles().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*certificatesv1alpha1.ClusterTrustBundle]{}, err
+			}
+			return ctrlcache.ListPage[*certificatesv1alpha1.ClusterTrustBundle]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.CertificatesV1alpha1().ClusterTrustBundles().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.CertificatesV1alpha1().(*typedcertificatesv1alpha1.CertificatesV1alpha1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*certificatesv1alpha1.ClusterTrustBundle](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "clustertrustbundles",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*certificatesv1alpha1.ClusterTrustBundle](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*certificatesv1alpha1.ClusterTrustBundle]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1alpha1.ClusterTrustBundle], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.CertificatesV1alpha1().ClusterTrustBundles().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*certificatesv1alpha1.ClusterTrustBundle]{}, err
-				}
-				return ctrlcache.ListPage[*certificatesv1alpha1.ClusterTrustBundle]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.CertificatesV1alpha1().ClusterTrustBundles().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

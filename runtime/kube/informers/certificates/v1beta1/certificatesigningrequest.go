@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcertificatesv1beta1 "k8s.io/client-go/kubernetes/typed/certificates/v1beta1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewCertificateSigningRequestInformerWithOptions(client kubernetes.Interface
 func NewTypedCertificateSigningRequestInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) CertificateSigningRequestIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1beta1", Resource: "certificatesigningrequests"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*certificatesv1beta1.CertificateSigningRequest]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.CertificatesV1beta1().CertificateSigningRequests().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{}, err
+			}
+			return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.CertificatesV1beta1().CertificateSigningRequests().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.CertificatesV1beta1().(*typedcertificatesv1beta1.CertificatesV1beta1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*certificatesv1beta1.CertificateSigningRequest](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "certificatesigningrequests",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*certificatesv1beta1.CertificateSigningRequest](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*certificatesv1beta1.CertificateSigningRequest]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.CertificatesV1beta1().CertificateSigningRequests().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{}, err
-				}
-				return ctrlcache.ListPage[*certificatesv1beta1.CertificateSigningRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.CertificatesV1beta1().CertificateSigningRequests().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

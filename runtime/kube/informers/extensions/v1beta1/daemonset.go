@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedextensionsv1beta1 "k8s.io/client-go/kubernetes/typed/extensions/v1beta1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -105,25 +107,39 @@ func NewDaemonSetInformerWithOptions(client kubernetes.Interface, namespace stri
 func NewTypedDaemonSetInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) DaemonSetIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "extensions", Version: "v1beta1", Resource: "daemonsets"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*extensionsv1beta1.DaemonSet]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*extensionsv1beta1.DaemonSet], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.ExtensionsV1beta1().DaemonSets(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*extensionsv1beta1.DaemonSet]{}, err
+			}
+			return ctrlcache.ListPage[*extensionsv1beta1.DaemonSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.ExtensionsV1beta1().DaemonSets(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.ExtensionsV1beta1().(*typedextensionsv1beta1.ExtensionsV1beta1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*extensionsv1beta1.DaemonSet](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "daemonsets",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*extensionsv1beta1.DaemonSet](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*extensionsv1beta1.DaemonSet]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*extensionsv1beta1.DaemonSet], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.ExtensionsV1beta1().DaemonSets(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*extensionsv1beta1.DaemonSet]{}, err
-				}
-				return ctrlcache.ListPage[*extensionsv1beta1.DaemonSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.ExtensionsV1beta1().DaemonSets(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedflowcontrolv1beta3 "k8s.io/client-go/kubernetes/typed/flowcontrol/v1beta3"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewFlowSchemaInformerWithOptions(client kubernetes.Interface, options inter
 func NewTypedFlowSchemaInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) FlowSchemaIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "flowcontrol.apiserver.k8s.io", Version: "v1beta3", Resource: "flowschemas"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*flowcontrolv1beta3.FlowSchema]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.FlowcontrolV1beta3().FlowSchemas().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema]{}, err
+			}
+			return ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.FlowcontrolV1beta3().FlowSchemas().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.FlowcontrolV1beta3().(*typedflowcontrolv1beta3.FlowcontrolV1beta3Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*flowcontrolv1beta3.FlowSchema](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "flowschemas",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*flowcontrolv1beta3.FlowSchema](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*flowcontrolv1beta3.FlowSchema]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.FlowcontrolV1beta3().FlowSchemas().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema]{}, err
-				}
-				return ctrlcache.ListPage[*flowcontrolv1beta3.FlowSchema]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.FlowcontrolV1beta3().FlowSchemas().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedlifecyclev1alpha1 "k8s.io/client-go/kubernetes/typed/lifecycle/v1alpha1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -105,25 +107,39 @@ func NewEvictionRequestInformerWithOptions(client kubernetes.Interface, namespac
 func NewTypedEvictionRequestInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) EvictionRequestIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "lifecycle.k8s.io", Version: "v1alpha1", Resource: "evictionrequests"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*lifecyclev1alpha1.EvictionRequest]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.LifecycleV1alpha1().EvictionRequests(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{}, err
+			}
+			return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.LifecycleV1alpha1().EvictionRequests(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.LifecycleV1alpha1().(*typedlifecyclev1alpha1.LifecycleV1alpha1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*lifecyclev1alpha1.EvictionRequest](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "evictionrequests",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*lifecyclev1alpha1.EvictionRequest](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*lifecyclev1alpha1.EvictionRequest]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.LifecycleV1alpha1().EvictionRequests(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{}, err
-				}
-				return ctrlcache.ListPage[*lifecyclev1alpha1.EvictionRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.LifecycleV1alpha1().EvictionRequests(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedpolicyv1beta1 "k8s.io/client-go/kubernetes/typed/policy/v1beta1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -105,25 +107,39 @@ func NewPodDisruptionBudgetInformerWithOptions(client kubernetes.Interface, name
 func NewTypedPodDisruptionBudgetInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) PodDisruptionBudgetIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "policy", Version: "v1beta1", Resource: "poddisruptionbudgets"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*policyv1beta1.PodDisruptionBudget]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*policyv1beta1.PodDisruptionBudget], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.PolicyV1beta1().PodDisruptionBudgets(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*policyv1beta1.PodDisruptionBudget]{}, err
+			}
+			return ctrlcache.ListPage[*policyv1beta1.PodDisruptionBudget]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.PolicyV1beta1().PodDisruptionBudgets(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.PolicyV1beta1().(*typedpolicyv1beta1.PolicyV1beta1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*policyv1beta1.PodDisruptionBudget](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "poddisruptionbudgets",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*policyv1beta1.PodDisruptionBudget](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*policyv1beta1.PodDisruptionBudget]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*policyv1beta1.PodDisruptionBudget], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.PolicyV1beta1().PodDisruptionBudgets(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*policyv1beta1.PodDisruptionBudget]{}, err
-				}
-				return ctrlcache.ListPage[*policyv1beta1.PodDisruptionBudget]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.PolicyV1beta1().PodDisruptionBudgets(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

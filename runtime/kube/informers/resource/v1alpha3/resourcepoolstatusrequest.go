@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedresourcev1alpha3 "k8s.io/client-go/kubernetes/typed/resource/v1alpha3"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewResourcePoolStatusRequestInformerWithOptions(client kubernetes.Interface
 func NewTypedResourcePoolStatusRequestInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) ResourcePoolStatusRequestIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1alpha3", Resource: "resourcepoolstatusrequests"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*resourcev1alpha3.ResourcePoolStatusRequest]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.ResourceV1alpha3().ResourcePoolStatusRequests().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{}, err
+			}
+			return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.ResourceV1alpha3().ResourcePoolStatusRequests().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.ResourceV1alpha3().(*typedresourcev1alpha3.ResourceV1alpha3Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*resourcev1alpha3.ResourcePoolStatusRequest](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "resourcepoolstatusrequests",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1alpha3.ResourcePoolStatusRequest](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1alpha3.ResourcePoolStatusRequest]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.ResourceV1alpha3().ResourcePoolStatusRequests().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{}, err
-				}
-				return ctrlcache.ListPage[*resourcev1alpha3.ResourcePoolStatusRequest]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.ResourceV1alpha3().ResourcePoolStatusRequests().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedresourcev1beta2 "k8s.io/client-go/kubernetes/typed/resource/v1beta2"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -105,25 +107,39 @@ func NewResourceClaimTemplateInformerWithOptions(client kubernetes.Interface, na
 func NewTypedResourceClaimTemplateInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) ResourceClaimTemplateIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "resource.k8s.io", Version: "v1beta2", Resource: "resourceclaimtemplates"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*resourcev1beta2.ResourceClaimTemplate]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1beta2.ResourceClaimTemplate], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.ResourceV1beta2().ResourceClaimTemplates(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*resourcev1beta2.ResourceClaimTemplate]{}, err
+			}
+			return ctrlcache.ListPage[*resourcev1beta2.ResourceClaimTemplate]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.ResourceV1beta2().ResourceClaimTemplates(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.ResourceV1beta2().(*typedresourcev1beta2.ResourceV1beta2Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*resourcev1beta2.ResourceClaimTemplate](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "resourceclaimtemplates",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*resourcev1beta2.ResourceClaimTemplate](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*resourcev1beta2.ResourceClaimTemplate]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*resourcev1beta2.ResourceClaimTemplate], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.ResourceV1beta2().ResourceClaimTemplates(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*resourcev1beta2.ResourceClaimTemplate]{}, err
-				}
-				return ctrlcache.ListPage[*resourcev1beta2.ResourceClaimTemplate]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.ResourceV1beta2().ResourceClaimTemplates(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedschedulingv1alpha3 "k8s.io/client-go/kubernetes/typed/scheduling/v1alpha3"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -105,25 +107,39 @@ func NewCompositePodGroupInformerWithOptions(client kubernetes.Interface, namesp
 func NewTypedCompositePodGroupInformerWithOptions(client kubernetes.Interface, namespace string, options internalinterfaces.InformerOptions) CompositePodGroupIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "scheduling.k8s.io", Version: "v1alpha3", Resource: "compositepodgroups"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*schedulingv1alpha3.CompositePodGroup]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.SchedulingV1alpha3().CompositePodGroups(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup]{}, err
+			}
+			return ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.SchedulingV1alpha3().CompositePodGroups(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.SchedulingV1alpha3().(*typedschedulingv1alpha3.SchedulingV1alpha3Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*schedulingv1alpha3.CompositePodGroup](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "compositepodgroups",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*schedulingv1alpha3.CompositePodGroup](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*schedulingv1alpha3.CompositePodGroup]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.SchedulingV1alpha3().CompositePodGroups(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup]{}, err
-				}
-				return ctrlcache.ListPage[*schedulingv1alpha3.CompositePodGroup]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.SchedulingV1alpha3().CompositePodGroups(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

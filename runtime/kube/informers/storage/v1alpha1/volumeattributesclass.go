@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedstoragev1alpha1 "k8s.io/client-go/kubernetes/typed/storage/v1alpha1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewVolumeAttributesClassInformerWithOptions(client kubernetes.Interface, op
 func NewTypedVolumeAttributesClassInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) VolumeAttributesClassIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "storage.k8s.io", Version: "v1alpha1", Resource: "volumeattributesclasses"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*storagev1alpha1.VolumeAttributesClass]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagev1alpha1.VolumeAttributesClass], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.StorageV1alpha1().VolumeAttributesClasses().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*storagev1alpha1.VolumeAttributesClass]{}, err
+			}
+			return ctrlcache.ListPage[*storagev1alpha1.VolumeAttributesClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.StorageV1alpha1().VolumeAttributesClasses().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.StorageV1alpha1().(*typedstoragev1alpha1.StorageV1alpha1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*storagev1alpha1.VolumeAttributesClass](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "volumeattributesclasses",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagev1alpha1.VolumeAttributesClass](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagev1alpha1.VolumeAttributesClass]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagev1alpha1.VolumeAttributesClass], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.StorageV1alpha1().VolumeAttributesClasses().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*storagev1alpha1.VolumeAttributesClass]{}, err
-				}
-				return ctrlcache.ListPage[*storagev1alpha1.VolumeAttributesClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.StorageV1alpha1().VolumeAttributesClasses().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedstoragemigrationv1 "k8s.io/client-go/kubernetes/typed/storagemigration/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -104,25 +106,38 @@ func NewStorageVersionMigrationInformerWithOptions(client kubernetes.Interface, 
 func NewTypedStorageVersionMigrationInformerWithOptions(client kubernetes.Interface, options internalinterfaces.InformerOptions) StorageVersionMigrationIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "storagemigration.k8s.io", Version: "v1", Resource: "storageversionmigrations"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*storagemigrationv1.StorageVersionMigration]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.StoragemigrationV1().StorageVersionMigrations().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration]{}, err
+			}
+			return ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.StoragemigrationV1().StorageVersionMigrations().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.StoragemigrationV1().(*typedstoragemigrationv1.StoragemigrationV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*storagemigrationv1.StorageVersionMigration](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "storageversionmigrations",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storagemigrationv1.StorageVersionMigration](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storagemigrationv1.StorageVersionMigration]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.StoragemigrationV1().StorageVersionMigrations().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration]{}, err
-				}
-				return ctrlcache.ListPage[*storagemigrationv1.StorageVersionMigration]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.StoragemigrationV1().StorageVersionMigrations().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

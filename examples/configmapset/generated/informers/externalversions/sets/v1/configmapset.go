@@ -8,9 +8,12 @@ import (
 
 	setsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/apis/sets/v1"
 	"github.com/ctrlgen/ctrlgen/examples/configmapset/generated/clientset/versioned"
+	"github.com/ctrlgen/ctrlgen/examples/configmapset/generated/clientset/versioned/scheme"
+	typedsetsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/generated/clientset/versioned/typed/sets/v1"
 	"github.com/ctrlgen/ctrlgen/examples/configmapset/generated/informers/externalversions/internalinterfaces"
 	listerssetsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/generated/listers/sets/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewConfigMapSetInformerWithOptions(client versioned.Interface, namespace st
 func NewTypedConfigMapSetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ConfigMapSetIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "sets.ctrlgen.io", Version: "v1", Resource: "configmapsets"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*setsv1.ConfigMapSet]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*setsv1.ConfigMapSet], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.SetsV1().ConfigMapSets(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*setsv1.ConfigMapSet]{}, err
+			}
+			return ctrlcache.ListPage[*setsv1.ConfigMapSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.SetsV1().ConfigMapSets(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.SetsV1().(*typedsetsv1.SetsV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*setsv1.ConfigMapSet](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "configmapsets",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*setsv1.ConfigMapSet](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*setsv1.ConfigMapSet]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*setsv1.ConfigMapSet], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.SetsV1().ConfigMapSets(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*setsv1.ConfigMapSet]{}, err
-				}
-				return ctrlcache.ListPage[*setsv1.ConfigMapSet]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.SetsV1().ConfigMapSets(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

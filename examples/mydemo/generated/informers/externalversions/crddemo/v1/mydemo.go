@@ -8,9 +8,12 @@ import (
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
+	typedcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 	listerscrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/listers/crddemo/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewMydemoInformerWithOptions(client versioned.Interface, namespace string, 
 func NewTypedMydemoInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) MydemoIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*crddemov1.Mydemo]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*crddemov1.Mydemo], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.CrddemoV1().Mydemos(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*crddemov1.Mydemo]{}, err
+			}
+			return ctrlcache.ListPage[*crddemov1.Mydemo]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.CrddemoV1().Mydemos(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.CrddemoV1().(*typedcrddemov1.CrddemoV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*crddemov1.Mydemo](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "mydemos",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*crddemov1.Mydemo](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*crddemov1.Mydemo]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*crddemov1.Mydemo], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.CrddemoV1().Mydemos(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*crddemov1.Mydemo]{}, err
-				}
-				return ctrlcache.ListPage[*crddemov1.Mydemo]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.CrddemoV1().Mydemos(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	samplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/apis/samplecontroller/v1alpha1"
 	"github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/clientset/versioned"
+	"github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/clientset/versioned/scheme"
+	typedsamplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/clientset/versioned/typed/samplecontroller/v1alpha1"
 	"github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/informers/externalversions/internalinterfaces"
 	listerssamplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/listers/samplecontroller/v1alpha1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewFooInformerWithOptions(client versioned.Interface, namespace string, opt
 func NewTypedFooInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) FooIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "samplecontroller.example.com", Version: "v1alpha1", Resource: "foos"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*samplecontrollerv1alpha1.Foo]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.SamplecontrollerV1alpha1().Foos(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{}, err
+			}
+			return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.SamplecontrollerV1alpha1().Foos(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.SamplecontrollerV1alpha1().(*typedsamplecontrollerv1alpha1.SamplecontrollerV1alpha1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*samplecontrollerv1alpha1.Foo](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "foos",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*samplecontrollerv1alpha1.Foo](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*samplecontrollerv1alpha1.Foo]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.SamplecontrollerV1alpha1().Foos(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{}, err
-				}
-				return ctrlcache.ListPage[*samplecontrollerv1alpha1.Foo]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.SamplecontrollerV1alpha1().Foos(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -4,6 +4,7 @@ package v1
 
 import (
 	setsv1 "github.com/ctrlgen/ctrlgen/examples/configmapset/apis/sets/v1"
+	"github.com/ctrlgen/ctrlgen/examples/configmapset/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeConfigMapSet),
 	jsoncodec.NewKind(jsonDecodeConfigMapSetList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeConfigMapSet decodes JSON into *v as encoding/json does.
 func jsonDecodeConfigMapSet(d *jsoncodec.Decoder, v *setsv1.ConfigMapSet) {

@@ -4,6 +4,7 @@ package v1
 
 import (
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeMydemo),
 	jsoncodec.NewKind(jsonDecodeMydemoList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeMydemo decodes JSON into *v as encoding/json does.
 func jsonDecodeMydemo(d *jsoncodec.Decoder, v *crddemov1.Mydemo) {

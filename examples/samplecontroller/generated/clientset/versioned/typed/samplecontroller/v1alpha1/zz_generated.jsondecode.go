@@ -4,6 +4,7 @@ package v1alpha1
 
 import (
 	samplecontrollerv1alpha1 "github.com/ctrlgen/ctrlgen/examples/samplecontroller/apis/samplecontroller/v1alpha1"
+	"github.com/ctrlgen/ctrlgen/examples/samplecontroller/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeFoo),
 	jsoncodec.NewKind(jsonDecodeFooList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeFoo decodes JSON into *v as encoding/json does.
 func jsonDecodeFoo(d *jsoncodec.Decoder, v *samplecontrollerv1alpha1.Foo) {

@@ -4,6 +4,7 @@ package v1
 
 import (
 	goldenv1 "github.com/ctrlgen/ctrlgen/internal/decodetest/apis/golden/v1"
+	"github.com/ctrlgen/ctrlgen/internal/decodetest/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -15,6 +16,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeWidget),
 	jsoncodec.NewKind(jsonDecodeWidgetList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeGadget decodes JSON into *v as encoding/json does.
 func jsonDecodeGadget(d *jsoncodec.Decoder, v *goldenv1.Gadget) {

@@ -8,9 +8,12 @@ import (
 
 	shopv1 "example.com/applyconfig/apis/shop/v1"
 	"example.com/applyconfig/generated/clientset/versioned"
+	"example.com/applyconfig/generated/clientset/versioned/scheme"
+	typedshopv1 "example.com/applyconfig/generated/clientset/versioned/typed/shop/v1"
 	"example.com/applyconfig/generated/informers/externalversions/internalinterfaces"
 	listersshopv1 "example.com/applyconfig/generated/listers/shop/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -104,25 +107,38 @@ func NewRegionInformerWithOptions(client versioned.Interface, options internalin
 func NewTypedRegionInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) RegionIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "shop.example.com", Version: "v1", Resource: "regions"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*shopv1.Region]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shopv1.Region], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.ShopV1().Regions().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*shopv1.Region]{}, err
+			}
+			return ctrlcache.ListPage[*shopv1.Region]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.ShopV1().Regions().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.ShopV1().(*typedshopv1.ShopV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*shopv1.Region](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "regions",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*shopv1.Region](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*shopv1.Region]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shopv1.Region], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.ShopV1().Regions().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*shopv1.Region]{}, err
-				}
-				return ctrlcache.ListPage[*shopv1.Region]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.ShopV1().Regions().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	batchv1 "example.com/applyconfigexternals/apis/batch/v1"
 	"example.com/applyconfigexternals/generated/clientset/versioned"
+	"example.com/applyconfigexternals/generated/clientset/versioned/scheme"
+	typedbatchv1 "example.com/applyconfigexternals/generated/clientset/versioned/typed/batch/v1"
 	"example.com/applyconfigexternals/generated/informers/externalversions/internalinterfaces"
 	listersbatchv1 "example.com/applyconfigexternals/generated/listers/batch/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewRunnerInformerWithOptions(client versioned.Interface, namespace string, 
 func NewTypedRunnerInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) RunnerIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "batch.example.com", Version: "v1", Resource: "runners"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*batchv1.Runner]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.Runner], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.BatchV1().Runners(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*batchv1.Runner]{}, err
+			}
+			return ctrlcache.ListPage[*batchv1.Runner]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.BatchV1().Runners(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.BatchV1().(*typedbatchv1.BatchV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*batchv1.Runner](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "runners",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.Runner](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*batchv1.Runner]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.Runner], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.BatchV1().Runners(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*batchv1.Runner]{}, err
-				}
-				return ctrlcache.ListPage[*batchv1.Runner]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.BatchV1().Runners(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

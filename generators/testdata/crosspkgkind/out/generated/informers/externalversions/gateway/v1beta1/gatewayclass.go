@@ -8,9 +8,12 @@ import (
 
 	gatewayv1beta1 "example.com/crosspkgkind/apis/gateway/v1beta1"
 	"example.com/crosspkgkind/generated/clientset/versioned"
+	"example.com/crosspkgkind/generated/clientset/versioned/scheme"
+	typedgatewayv1beta1 "example.com/crosspkgkind/generated/clientset/versioned/typed/gateway/v1beta1"
 	"example.com/crosspkgkind/generated/informers/externalversions/internalinterfaces"
 	listersgatewayv1beta1 "example.com/crosspkgkind/generated/listers/gateway/v1beta1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -104,25 +107,38 @@ func NewGatewayClassInformerWithOptions(client versioned.Interface, options inte
 func NewTypedGatewayClassInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) GatewayClassIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "gateway.example.com", Version: "v1beta1", Resource: "gatewayclasses"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*gatewayv1beta1.GatewayClass]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*gatewayv1beta1.GatewayClass], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.GatewayV1beta1().GatewayClasses().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*gatewayv1beta1.GatewayClass]{}, err
+			}
+			return ctrlcache.ListPage[*gatewayv1beta1.GatewayClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.GatewayV1beta1().GatewayClasses().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.GatewayV1beta1().(*typedgatewayv1beta1.GatewayV1beta1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*gatewayv1beta1.GatewayClass](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "gatewayclasses",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*gatewayv1beta1.GatewayClass](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*gatewayv1beta1.GatewayClass]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*gatewayv1beta1.GatewayClass], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.GatewayV1beta1().GatewayClasses().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*gatewayv1beta1.GatewayClass]{}, err
-				}
-				return ctrlcache.ListPage[*gatewayv1beta1.GatewayClass]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.GatewayV1beta1().GatewayClasses().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

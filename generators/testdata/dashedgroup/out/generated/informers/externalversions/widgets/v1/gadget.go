@@ -8,9 +8,12 @@ import (
 
 	widgetsv1 "example.com/dashedgroup/apis/widgets/v1"
 	"example.com/dashedgroup/generated/clientset/versioned"
+	"example.com/dashedgroup/generated/clientset/versioned/scheme"
+	typedwidgetsv1 "example.com/dashedgroup/generated/clientset/versioned/typed/widgets/v1"
 	"example.com/dashedgroup/generated/informers/externalversions/internalinterfaces"
 	listerswidgetsv1 "example.com/dashedgroup/generated/listers/widgets/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewGadgetInformerWithOptions(client versioned.Interface, namespace string, 
 func NewTypedGadgetInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) GadgetIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "my-widgets.tools.example.com", Version: "v1", Resource: "gadgets"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*widgetsv1.Gadget]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*widgetsv1.Gadget], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.WidgetsV1().Gadgets(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*widgetsv1.Gadget]{}, err
+			}
+			return ctrlcache.ListPage[*widgetsv1.Gadget]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.WidgetsV1().Gadgets(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.WidgetsV1().(*typedwidgetsv1.WidgetsV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*widgetsv1.Gadget](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "gadgets",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*widgetsv1.Gadget](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*widgetsv1.Gadget]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*widgetsv1.Gadget], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.WidgetsV1().Gadgets(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*widgetsv1.Gadget]{}, err
-				}
-				return ctrlcache.ListPage[*widgetsv1.Gadget]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.WidgetsV1().Gadgets(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"example.com/external/generated/clientset/versioned"
+	"example.com/external/generated/clientset/versioned/scheme"
+	typedappsv1 "example.com/external/generated/clientset/versioned/typed/apps/v1"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listersappsv1 "example.com/external/generated/listers/apps/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
@@ -105,25 +107,39 @@ func NewDeploymentInformerWithOptions(client versioned.Interface, namespace stri
 func NewTypedDeploymentInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) DeploymentIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*appsv1.Deployment]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.Deployment], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.AppsV1().Deployments(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*appsv1.Deployment]{}, err
+			}
+			return ctrlcache.ListPage[*appsv1.Deployment]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.AppsV1().Deployments(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.AppsV1().(*typedappsv1.AppsV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*appsv1.Deployment](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "deployments",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1.Deployment](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1.Deployment]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1.Deployment], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.AppsV1().Deployments(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*appsv1.Deployment]{}, err
-				}
-				return ctrlcache.ListPage[*appsv1.Deployment]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.AppsV1().Deployments(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"example.com/external/generated/clientset/versioned"
+	"example.com/external/generated/clientset/versioned/scheme"
+	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/external/generated/listers/core/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
@@ -105,25 +107,39 @@ func NewConfigMapInformerWithOptions(client versioned.Interface, namespace strin
 func NewTypedConfigMapInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ConfigMapIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "configmaps"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*corev1.ConfigMap]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ConfigMap], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.CoreV1().ConfigMaps(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*corev1.ConfigMap]{}, err
+			}
+			return ctrlcache.ListPage[*corev1.ConfigMap]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.CoreV1().ConfigMaps(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.CoreV1().(*typedcorev1.CoreV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*corev1.ConfigMap](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "configmaps",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.ConfigMap]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ConfigMap], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.CoreV1().ConfigMaps(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*corev1.ConfigMap]{}, err
-				}
-				return ctrlcache.ListPage[*corev1.ConfigMap]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.CoreV1().ConfigMaps(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

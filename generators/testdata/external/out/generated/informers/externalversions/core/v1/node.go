@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"example.com/external/generated/clientset/versioned"
+	"example.com/external/generated/clientset/versioned/scheme"
+	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/external/generated/listers/core/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
@@ -104,25 +106,38 @@ func NewNodeInformerWithOptions(client versioned.Interface, options internalinte
 func NewTypedNodeInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) NodeIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "nodes"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*corev1.Node]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Node], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.CoreV1().Nodes().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*corev1.Node]{}, err
+			}
+			return ctrlcache.ListPage[*corev1.Node]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.CoreV1().Nodes().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.CoreV1().(*typedcorev1.CoreV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*corev1.Node](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "nodes",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.Node](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.Node]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.Node], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.CoreV1().Nodes().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*corev1.Node]{}, err
-				}
-				return ctrlcache.ListPage[*corev1.Node]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.CoreV1().Nodes().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

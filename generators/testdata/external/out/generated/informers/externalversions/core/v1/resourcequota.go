@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"example.com/external/generated/clientset/versioned"
+	"example.com/external/generated/clientset/versioned/scheme"
+	typedcorev1 "example.com/external/generated/clientset/versioned/typed/core/v1"
 	"example.com/external/generated/informers/externalversions/internalinterfaces"
 	listerscorev1 "example.com/external/generated/listers/core/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
@@ -105,25 +107,39 @@ func NewResourceQuotaInformerWithOptions(client versioned.Interface, namespace s
 func NewTypedResourceQuotaInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ResourceQuotaIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "", Version: "v1", Resource: "resourcequotas"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*corev1.ResourceQuota]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ResourceQuota], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.CoreV1().ResourceQuotas(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*corev1.ResourceQuota]{}, err
+			}
+			return ctrlcache.ListPage[*corev1.ResourceQuota]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.CoreV1().ResourceQuotas(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.CoreV1().(*typedcorev1.CoreV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*corev1.ResourceQuota](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "resourcequotas",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*corev1.ResourceQuota](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*corev1.ResourceQuota]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*corev1.ResourceQuota], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.CoreV1().ResourceQuotas(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*corev1.ResourceQuota]{}, err
-				}
-				return ctrlcache.ListPage[*corev1.ResourceQuota]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.CoreV1().ResourceQuotas(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	geov1 "example.com/handwritten/apis/geo/v1"
 	"example.com/handwritten/generated/clientset/versioned"
+	"example.com/handwritten/generated/clientset/versioned/scheme"
+	typedgeov1 "example.com/handwritten/generated/clientset/versioned/typed/geo/v1"
 	"example.com/handwritten/generated/informers/externalversions/internalinterfaces"
 	listersgeov1 "example.com/handwritten/generated/listers/geo/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewRegionInformerWithOptions(client versioned.Interface, namespace string, 
 func NewTypedRegionInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) RegionIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "geo.example.com", Version: "v1", Resource: "regions"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*geov1.Region]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*geov1.Region], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.GeoV1().Regions(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*geov1.Region]{}, err
+			}
+			return ctrlcache.ListPage[*geov1.Region]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.GeoV1().Regions(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.GeoV1().(*typedgeov1.GeoV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*geov1.Region](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "regions",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*geov1.Region](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*geov1.Region]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*geov1.Region], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.GeoV1().Regions(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*geov1.Region]{}, err
-				}
-				return ctrlcache.ListPage[*geov1.Region]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.GeoV1().Regions(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	storev1 "example.com/hasregister/apis/store/v1"
 	"example.com/hasregister/generated/clientset/versioned"
+	"example.com/hasregister/generated/clientset/versioned/scheme"
+	typedstorev1 "example.com/hasregister/generated/clientset/versioned/typed/store/v1"
 	"example.com/hasregister/generated/informers/externalversions/internalinterfaces"
 	listersstorev1 "example.com/hasregister/generated/listers/store/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewShelfInformerWithOptions(client versioned.Interface, namespace string, o
 func NewTypedShelfInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ShelfIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "store.example.com", Version: "v1", Resource: "shelves"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*storev1.Shelf]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storev1.Shelf], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.StoreV1().Shelves(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*storev1.Shelf]{}, err
+			}
+			return ctrlcache.ListPage[*storev1.Shelf]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.StoreV1().Shelves(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.StoreV1().(*typedstorev1.StoreV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*storev1.Shelf](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "shelves",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*storev1.Shelf](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*storev1.Shelf]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*storev1.Shelf], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.StoreV1().Shelves(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*storev1.Shelf]{}, err
-				}
-				return ctrlcache.ListPage[*storev1.Shelf]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.StoreV1().Shelves(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"example.com/kubeapplyconfig/generated/clientset/versioned"
+	"example.com/kubeapplyconfig/generated/clientset/versioned/scheme"
+	typedappsv1beta2 "example.com/kubeapplyconfig/generated/clientset/versioned/typed/apps/v1beta2"
 	"example.com/kubeapplyconfig/generated/informers/externalversions/internalinterfaces"
 	listersappsv1beta2 "example.com/kubeapplyconfig/generated/listers/apps/v1beta2"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
@@ -105,25 +107,39 @@ func NewDeploymentInformerWithOptions(client versioned.Interface, namespace stri
 func NewTypedDeploymentInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) DeploymentIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "apps", Version: "v1beta2", Resource: "deployments"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*appsv1beta2.Deployment]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1beta2.Deployment], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.AppsV1beta2().Deployments(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*appsv1beta2.Deployment]{}, err
+			}
+			return ctrlcache.ListPage[*appsv1beta2.Deployment]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.AppsV1beta2().Deployments(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.AppsV1beta2().(*typedappsv1beta2.AppsV1beta2Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*appsv1beta2.Deployment](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "deployments",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*appsv1beta2.Deployment](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*appsv1beta2.Deployment]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*appsv1beta2.Deployment], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.AppsV1beta2().Deployments(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*appsv1beta2.Deployment]{}, err
-				}
-				return ctrlcache.ListPage[*appsv1beta2.Deployment]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.AppsV1beta2().Deployments(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	docksv1beta1 "example.com/multigroup/apis/docks/v1beta1"
 	"example.com/multigroup/generated/clientset/versioned"
+	"example.com/multigroup/generated/clientset/versioned/scheme"
+	typeddocksv1beta1 "example.com/multigroup/generated/clientset/versioned/typed/docks/v1beta1"
 	"example.com/multigroup/generated/informers/externalversions/internalinterfaces"
 	listersdocksv1beta1 "example.com/multigroup/generated/listers/docks/v1beta1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewDockInformerWithOptions(client versioned.Interface, namespace string, op
 func NewTypedDockInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) DockIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "docks.example.com", Version: "v1beta1", Resource: "docks"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*docksv1beta1.Dock]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*docksv1beta1.Dock], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.DocksV1beta1().Docks(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*docksv1beta1.Dock]{}, err
+			}
+			return ctrlcache.ListPage[*docksv1beta1.Dock]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.DocksV1beta1().Docks(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.DocksV1beta1().(*typeddocksv1beta1.DocksV1beta1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*docksv1beta1.Dock](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "docks",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*docksv1beta1.Dock](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*docksv1beta1.Dock]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*docksv1beta1.Dock], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.DocksV1beta1().Docks(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*docksv1beta1.Dock]{}, err
-				}
-				return ctrlcache.ListPage[*docksv1beta1.Dock]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.DocksV1beta1().Docks(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

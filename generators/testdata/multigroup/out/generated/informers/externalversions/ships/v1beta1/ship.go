@@ -8,9 +8,12 @@ import (
 
 	shipsv1beta1 "example.com/multigroup/apis/ships/v1beta1"
 	"example.com/multigroup/generated/clientset/versioned"
+	"example.com/multigroup/generated/clientset/versioned/scheme"
+	typedshipsv1beta1 "example.com/multigroup/generated/clientset/versioned/typed/ships/v1beta1"
 	"example.com/multigroup/generated/informers/externalversions/internalinterfaces"
 	listersshipsv1beta1 "example.com/multigroup/generated/listers/ships/v1beta1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewShipInformerWithOptions(client versioned.Interface, namespace string, op
 func NewTypedShipInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ShipIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "ships.example.com", Version: "v1beta1", Resource: "ships"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*shipsv1beta1.Ship]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shipsv1beta1.Ship], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.ShipsV1beta1().Ships(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*shipsv1beta1.Ship]{}, err
+			}
+			return ctrlcache.ListPage[*shipsv1beta1.Ship]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.ShipsV1beta1().Ships(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.ShipsV1beta1().(*typedshipsv1beta1.ShipsV1beta1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*shipsv1beta1.Ship](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "ships",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*shipsv1beta1.Ship](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*shipsv1beta1.Ship]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shipsv1beta1.Ship], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.ShipsV1beta1().Ships(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*shipsv1beta1.Ship]{}, err
-				}
-				return ctrlcache.ListPage[*shipsv1beta1.Ship]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.ShipsV1beta1().Ships(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

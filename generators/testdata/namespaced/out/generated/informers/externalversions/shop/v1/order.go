@@ -8,9 +8,12 @@ import (
 
 	shopv1 "example.com/namespaced/apis/shop/v1"
 	"example.com/namespaced/generated/clientset/versioned"
+	"example.com/namespaced/generated/clientset/versioned/scheme"
+	typedshopv1 "example.com/namespaced/generated/clientset/versioned/typed/shop/v1"
 	"example.com/namespaced/generated/informers/externalversions/internalinterfaces"
 	listersshopv1 "example.com/namespaced/generated/listers/shop/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewOrderInformerWithOptions(client versioned.Interface, namespace string, o
 func NewTypedOrderInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) OrderIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "shop.example.com", Version: "v1", Resource: "orders"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*shopv1.Order]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shopv1.Order], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.ShopV1().Orders(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*shopv1.Order]{}, err
+			}
+			return ctrlcache.ListPage[*shopv1.Order]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.ShopV1().Orders(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.ShopV1().(*typedshopv1.ShopV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*shopv1.Order](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "orders",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*shopv1.Order](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*shopv1.Order]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*shopv1.Order], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.ShopV1().Orders(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*shopv1.Order]{}, err
-				}
-				return ctrlcache.ListPage[*shopv1.Order]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.ShopV1().Orders(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	configv1 "example.com/nostatus/apis/config/v1"
 	"example.com/nostatus/generated/clientset/versioned"
+	"example.com/nostatus/generated/clientset/versioned/scheme"
+	typedconfigv1 "example.com/nostatus/generated/clientset/versioned/typed/config/v1"
 	"example.com/nostatus/generated/informers/externalversions/internalinterfaces"
 	listersconfigv1 "example.com/nostatus/generated/listers/config/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewSettingInformerWithOptions(client versioned.Interface, namespace string,
 func NewTypedSettingInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) SettingIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "config.example.com", Version: "v1", Resource: "settings"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*configv1.Setting]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*configv1.Setting], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.ConfigV1().Settings(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*configv1.Setting]{}, err
+			}
+			return ctrlcache.ListPage[*configv1.Setting]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.ConfigV1().Settings(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.ConfigV1().(*typedconfigv1.ConfigV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*configv1.Setting](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "settings",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*configv1.Setting](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*configv1.Setting]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*configv1.Setting], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.ConfigV1().Settings(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*configv1.Setting]{}, err
-				}
-				return ctrlcache.ListPage[*configv1.Setting]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.ConfigV1().Settings(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	zoov1 "example.com/plurals/apis/zoo/v1"
 	"example.com/plurals/generated/clientset/versioned"
+	"example.com/plurals/generated/clientset/versioned/scheme"
+	typedzoov1 "example.com/plurals/generated/clientset/versioned/typed/zoo/v1"
 	"example.com/plurals/generated/informers/externalversions/internalinterfaces"
 	listerszoov1 "example.com/plurals/generated/listers/zoo/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewPolicyInformerWithOptions(client versioned.Interface, namespace string, 
 func NewTypedPolicyInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) PolicyIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "zoo.example.com", Version: "v1", Resource: "policies"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*zoov1.Policy]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*zoov1.Policy], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.ZooV1().Policies(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*zoov1.Policy]{}, err
+			}
+			return ctrlcache.ListPage[*zoov1.Policy]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.ZooV1().Policies(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.ZooV1().(*typedzoov1.ZooV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*zoov1.Policy](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "policies",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*zoov1.Policy](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*zoov1.Policy]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*zoov1.Policy], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.ZooV1().Policies(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*zoov1.Policy]{}, err
-				}
-				return ctrlcache.ListPage[*zoov1.Policy]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.ZooV1().Policies(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,6 +8,8 @@ import (
 
 	fleetv1 "example.com/protobuf/apis/fleet/v1"
 	"example.com/protobuf/generated/clientset/versioned"
+	"example.com/protobuf/generated/clientset/versioned/scheme"
+	typedfleetv1 "example.com/protobuf/generated/clientset/versioned/typed/fleet/v1"
 	"example.com/protobuf/generated/informers/externalversions/internalinterfaces"
 	listersfleetv1 "example.com/protobuf/generated/listers/fleet/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
@@ -105,25 +107,39 @@ func NewPoolInformerWithOptions(client versioned.Interface, namespace string, op
 func NewTypedPoolInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) PoolIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "fleet.example.com", Version: "v1", Resource: "pools"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*fleetv1.Pool]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*fleetv1.Pool], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.FleetV1().Pools(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*fleetv1.Pool]{}, err
+			}
+			return ctrlcache.ListPage[*fleetv1.Pool]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.FleetV1().Pools(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.FleetV1().(*typedfleetv1.FleetV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*fleetv1.Pool](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "pools",
+			PrefersProtobuf: true,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      scheme.Codecs.WithoutConversion(),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*fleetv1.Pool](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*fleetv1.Pool]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*fleetv1.Pool], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.FleetV1().Pools(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*fleetv1.Pool]{}, err
-				}
-				return ctrlcache.ListPage[*fleetv1.Pool]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.FleetV1().Pools(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	opsv1 "example.com/rbac/apis/ops/v1"
 	"example.com/rbac/generated/clientset/versioned"
+	"example.com/rbac/generated/clientset/versioned/scheme"
+	typedopsv1 "example.com/rbac/generated/clientset/versioned/typed/ops/v1"
 	"example.com/rbac/generated/informers/externalversions/internalinterfaces"
 	listersopsv1 "example.com/rbac/generated/listers/ops/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -104,25 +107,38 @@ func NewScheduleInformerWithOptions(client versioned.Interface, options internal
 func NewTypedScheduleInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) ScheduleIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "ops.example.com", Version: "v1", Resource: "schedules"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*opsv1.Schedule]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*opsv1.Schedule], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.OpsV1().Schedules().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*opsv1.Schedule]{}, err
+			}
+			return ctrlcache.ListPage[*opsv1.Schedule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.OpsV1().Schedules().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.OpsV1().(*typedopsv1.OpsV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*opsv1.Schedule](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "schedules",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*opsv1.Schedule](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*opsv1.Schedule]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*opsv1.Schedule], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.OpsV1().Schedules().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*opsv1.Schedule]{}, err
-				}
-				return ctrlcache.ListPage[*opsv1.Schedule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.OpsV1().Schedules().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	auditv1 "example.com/readonly/apis/audit/v1"
 	"example.com/readonly/generated/clientset/versioned"
+	"example.com/readonly/generated/clientset/versioned/scheme"
+	typedauditv1 "example.com/readonly/generated/clientset/versioned/typed/audit/v1"
 	"example.com/readonly/generated/informers/externalversions/internalinterfaces"
 	listersauditv1 "example.com/readonly/generated/listers/audit/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewRecordInformerWithOptions(client versioned.Interface, namespace string, 
 func NewTypedRecordInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) RecordIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "audit.example.com", Version: "v1", Resource: "records"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*auditv1.Record]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*auditv1.Record], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.AuditV1().Records(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*auditv1.Record]{}, err
+			}
+			return ctrlcache.ListPage[*auditv1.Record]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.AuditV1().Records(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.AuditV1().(*typedauditv1.AuditV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*auditv1.Record](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "records",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*auditv1.Record](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*auditv1.Record]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*auditv1.Record], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.AuditV1().Records(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*auditv1.Record]{}, err
-				}
-				return ctrlcache.ListPage[*auditv1.Record]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.AuditV1().Records(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

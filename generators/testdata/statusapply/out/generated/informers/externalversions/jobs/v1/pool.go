@@ -8,9 +8,12 @@ import (
 
 	jobsv1 "example.com/statusapply/apis/jobs/v1"
 	"example.com/statusapply/generated/clientset/versioned"
+	"example.com/statusapply/generated/clientset/versioned/scheme"
+	typedjobsv1 "example.com/statusapply/generated/clientset/versioned/typed/jobs/v1"
 	"example.com/statusapply/generated/informers/externalversions/internalinterfaces"
 	listersjobsv1 "example.com/statusapply/generated/listers/jobs/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -104,25 +107,38 @@ func NewPoolInformerWithOptions(client versioned.Interface, options internalinte
 func NewTypedPoolInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) PoolIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "jobs.example.com", Version: "v1", Resource: "pools"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*jobsv1.Pool]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*jobsv1.Pool], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.JobsV1().Pools().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*jobsv1.Pool]{}, err
+			}
+			return ctrlcache.ListPage[*jobsv1.Pool]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.JobsV1().Pools().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.JobsV1().(*typedjobsv1.JobsV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*jobsv1.Pool](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "pools",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*jobsv1.Pool](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*jobsv1.Pool]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*jobsv1.Pool], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.JobsV1().Pools().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*jobsv1.Pool]{}, err
-				}
-				return ctrlcache.ListPage[*jobsv1.Pool]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.JobsV1().Pools().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	jobsv1 "example.com/verbs/apis/jobs/v1"
 	"example.com/verbs/generated/clientset/versioned"
+	"example.com/verbs/generated/clientset/versioned/scheme"
+	typedjobsv1 "example.com/verbs/generated/clientset/versioned/typed/jobs/v1"
 	"example.com/verbs/generated/informers/externalversions/internalinterfaces"
 	listersjobsv1 "example.com/verbs/generated/listers/jobs/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewScheduleInformerWithOptions(client versioned.Interface, namespace string
 func NewTypedScheduleInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) ScheduleIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "jobs.example.com", Version: "v1", Resource: "schedules"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*jobsv1.Schedule]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*jobsv1.Schedule], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.JobsV1().Schedules(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*jobsv1.Schedule]{}, err
+			}
+			return ctrlcache.ListPage[*jobsv1.Schedule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.JobsV1().Schedules(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.JobsV1().(*typedjobsv1.JobsV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*jobsv1.Schedule](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "schedules",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*jobsv1.Schedule](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*jobsv1.Schedule]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*jobsv1.Schedule], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.JobsV1().Schedules(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*jobsv1.Schedule]{}, err
-				}
-				return ctrlcache.ListPage[*jobsv1.Schedule]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.JobsV1().Schedules(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -4,6 +4,7 @@ package v1
 
 import (
 	shopv1 "example.com/applyconfig/apis/shop/v1"
+	"example.com/applyconfig/generated/clientset/versioned/scheme"
 	"example.com/applyconfig/money"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	corev1 "k8s.io/api/core/v1"
@@ -21,6 +22,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeStore),
 	jsoncodec.NewKind(jsonDecodeStoreList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeCoupon decodes JSON into *v as encoding/json does.
 func jsonDecodeCoupon(d *jsoncodec.Decoder, v *shopv1.Coupon) {

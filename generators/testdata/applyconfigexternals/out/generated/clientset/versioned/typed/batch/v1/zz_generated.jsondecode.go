@@ -4,6 +4,7 @@ package v1
 
 import (
 	batchv1 "example.com/applyconfigexternals/apis/batch/v1"
+	"example.com/applyconfigexternals/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -14,6 +15,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeRunner),
 	jsoncodec.NewKind(jsonDecodeRunnerList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeRunner decodes JSON into *v as encoding/json does.
 func jsonDecodeRunner(d *jsoncodec.Decoder, v *batchv1.Runner) {

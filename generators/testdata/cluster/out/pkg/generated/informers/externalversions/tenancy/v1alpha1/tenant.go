@@ -14,9 +14,12 @@ import (
 
 	tenancyv1alpha1 "example.com/cluster/apis/tenancy/v1alpha1"
 	"example.com/cluster/pkg/generated/clientset/versioned"
+	"example.com/cluster/pkg/generated/clientset/versioned/scheme"
+	typedtenancyv1alpha1 "example.com/cluster/pkg/generated/clientset/versioned/typed/tenancy/v1alpha1"
 	"example.com/cluster/pkg/generated/informers/externalversions/internalinterfaces"
 	listerstenancyv1alpha1 "example.com/cluster/pkg/generated/listers/tenancy/v1alpha1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -110,25 +113,38 @@ func NewTenantInformerWithOptions(client versioned.Interface, options internalin
 func NewTypedTenantInformerWithOptions(client versioned.Interface, options internalinterfaces.InformerOptions) TenantIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "tenancy.example.com", Version: "v1alpha1", Resource: "tenants"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*tenancyv1alpha1.Tenant]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*tenancyv1alpha1.Tenant], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.TenancyV1alpha1().Tenants().List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{}, err
+			}
+			return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.TenancyV1alpha1().Tenants().Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.TenancyV1alpha1().(*typedtenancyv1alpha1.TenancyV1alpha1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*tenancyv1alpha1.Tenant](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Resource:        "tenants",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*tenancyv1alpha1.Tenant](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*tenancyv1alpha1.Tenant]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*tenancyv1alpha1.Tenant], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.TenancyV1alpha1().Tenants().List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{}, err
-				}
-				return ctrlcache.ListPage[*tenancyv1alpha1.Tenant]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.TenancyV1alpha1().Tenants().Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -4,6 +4,7 @@ package v1
 
 import (
 	opsv1 "example.com/controller/apis/ops/v1"
+	"example.com/controller/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -17,6 +18,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeSchedule),
 	jsoncodec.NewKind(jsonDecodeScheduleList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeBackup decodes JSON into *v as encoding/json does.
 func jsonDecodeBackup(d *jsoncodec.Decoder, v *opsv1.Backup) {

@@ -4,6 +4,7 @@ package v1
 
 import (
 	gatewayv1 "example.com/crosspkgkind/apis/gateway/v1"
+	"example.com/crosspkgkind/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -15,6 +16,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeGatewayClass),
 	jsoncodec.NewKind(jsonDecodeGatewayClassList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeGateway decodes JSON into *v as encoding/json does.
 func jsonDecodeGateway(d *jsoncodec.Decoder, v *gatewayv1.Gateway) {

@@ -4,6 +4,7 @@ package v1
 
 import (
 	widgetsv1 "example.com/dashedgroup/apis/widgets/v1"
+	"example.com/dashedgroup/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeGadget),
 	jsoncodec.NewKind(jsonDecodeGadgetList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeGadget decodes JSON into *v as encoding/json does.
 func jsonDecodeGadget(d *jsoncodec.Decoder, v *widgetsv1.Gadget) {

@@ -8,9 +8,12 @@ import (
 
 	networkingv1alpha1 "example.com/groupdirs/apisx/v1alpha1"
 	"example.com/groupdirs/pkg/client/clientset/versioned"
+	"example.com/groupdirs/pkg/client/clientset/versioned/scheme"
+	typednetworkingv1alpha1 "example.com/groupdirs/pkg/client/clientset/versioned/typed/apisx/v1alpha1"
 	"example.com/groupdirs/pkg/client/informers/externalversions/internalinterfaces"
 	listersnetworkingv1alpha1 "example.com/groupdirs/pkg/client/listers/apisx/v1alpha1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewMeshInformerWithOptions(client versioned.Interface, namespace string, op
 func NewTypedMeshInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) MeshIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "networking.x-k8s.io", Version: "v1alpha1", Resource: "meshes"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*networkingv1alpha1.Mesh]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1alpha1.Mesh], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.NetworkingV1alpha1().Meshes(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*networkingv1alpha1.Mesh]{}, err
+			}
+			return ctrlcache.ListPage[*networkingv1alpha1.Mesh]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.NetworkingV1alpha1().Meshes(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.NetworkingV1alpha1().(*typednetworkingv1alpha1.NetworkingV1alpha1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*networkingv1alpha1.Mesh](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "meshes",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*networkingv1alpha1.Mesh](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*networkingv1alpha1.Mesh]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*networkingv1alpha1.Mesh], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.NetworkingV1alpha1().Meshes(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*networkingv1alpha1.Mesh]{}, err
-				}
-				return ctrlcache.ListPage[*networkingv1alpha1.Mesh]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.NetworkingV1alpha1().Meshes(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	objectstorev1 "example.com/groupdirs/pkg/apis/storage.example.com/v1"
 	"example.com/groupdirs/pkg/client/clientset/versioned"
+	"example.com/groupdirs/pkg/client/clientset/versioned/scheme"
+	typedobjectstorev1 "example.com/groupdirs/pkg/client/clientset/versioned/typed/storage.example.com/v1"
 	"example.com/groupdirs/pkg/client/informers/externalversions/internalinterfaces"
 	listersobjectstorev1 "example.com/groupdirs/pkg/client/listers/storage.example.com/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewBucketInformerWithOptions(client versioned.Interface, namespace string, 
 func NewTypedBucketInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) BucketIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "storage.example.com", Version: "v1", Resource: "buckets"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*objectstorev1.Bucket]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*objectstorev1.Bucket], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.ObjectStoreV1().Buckets(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*objectstorev1.Bucket]{}, err
+			}
+			return ctrlcache.ListPage[*objectstorev1.Bucket]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.ObjectStoreV1().Buckets(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.ObjectStoreV1().(*typedobjectstorev1.ObjectStoreV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*objectstorev1.Bucket](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "buckets",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*objectstorev1.Bucket](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*objectstorev1.Bucket]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*objectstorev1.Bucket], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.ObjectStoreV1().Buckets(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*objectstorev1.Bucket]{}, err
-				}
-				return ctrlcache.ListPage[*objectstorev1.Bucket]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.ObjectStoreV1().Buckets(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

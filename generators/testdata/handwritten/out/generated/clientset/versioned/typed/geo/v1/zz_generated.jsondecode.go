@@ -4,6 +4,7 @@ package v1
 
 import (
 	geov1 "example.com/handwritten/apis/geo/v1"
+	"example.com/handwritten/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeRegion),
 	jsoncodec.NewKind(jsonDecodeRegionList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeRegion decodes JSON into *v as encoding/json does.
 func jsonDecodeRegion(d *jsoncodec.Decoder, v *geov1.Region) {

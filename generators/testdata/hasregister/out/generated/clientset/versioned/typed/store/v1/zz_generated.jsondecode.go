@@ -4,6 +4,7 @@ package v1
 
 import (
 	storev1 "example.com/hasregister/apis/store/v1"
+	"example.com/hasregister/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeShelf),
 	jsoncodec.NewKind(jsonDecodeShelfList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeShelf decodes JSON into *v as encoding/json does.
 func jsonDecodeShelf(d *jsoncodec.Decoder, v *storev1.Shelf) {

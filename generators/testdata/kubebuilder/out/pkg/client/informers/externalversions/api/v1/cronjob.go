@@ -8,9 +8,12 @@ import (
 
 	batchv1 "example.com/kubebuilder/api/v1"
 	"example.com/kubebuilder/pkg/client/clientset/versioned"
+	"example.com/kubebuilder/pkg/client/clientset/versioned/scheme"
+	typedbatchv1 "example.com/kubebuilder/pkg/client/clientset/versioned/typed/api/v1"
 	"example.com/kubebuilder/pkg/client/informers/externalversions/internalinterfaces"
 	listersbatchv1 "example.com/kubebuilder/pkg/client/listers/api/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewCronJobInformerWithOptions(client versioned.Interface, namespace string,
 func NewTypedCronJobInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) CronJobIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "batch.tutorial.kubebuilder.io", Version: "v1", Resource: "cronjobs"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*batchv1.CronJob]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.CronJob], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.BatchV1().CronJobs(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*batchv1.CronJob]{}, err
+			}
+			return ctrlcache.ListPage[*batchv1.CronJob]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.BatchV1().CronJobs(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.BatchV1().(*typedbatchv1.BatchV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*batchv1.CronJob](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "cronjobs",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*batchv1.CronJob](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*batchv1.CronJob]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*batchv1.CronJob], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.BatchV1().CronJobs(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*batchv1.CronJob]{}, err
-				}
-				return ctrlcache.ListPage[*batchv1.CronJob]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.BatchV1().CronJobs(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

@@ -8,9 +8,12 @@ import (
 
 	cachev1 "example.com/kubebuilderstatus/api/cache/v1"
 	"example.com/kubebuilderstatus/pkg/client/clientset/versioned"
+	"example.com/kubebuilderstatus/pkg/client/clientset/versioned/scheme"
+	typedcachev1 "example.com/kubebuilderstatus/pkg/client/clientset/versioned/typed/cache/v1"
 	"example.com/kubebuilderstatus/pkg/client/informers/externalversions/internalinterfaces"
 	listerscachev1 "example.com/kubebuilderstatus/pkg/client/listers/cache/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -105,25 +108,39 @@ func NewMemcachedInformerWithOptions(client versioned.Interface, namespace strin
 func NewTypedMemcachedInformerWithOptions(client versioned.Interface, namespace string, options internalinterfaces.InformerOptions) MemcachedIndexInformer {
 	gvr := schema.GroupVersionResource{Group: "cache.example.com", Version: "v1", Resource: "memcacheds"}
 	tweakListOptions := options.TweakListOptions
+	lw := &ctrlcache.ListWatch[*cachev1.Memcached]{
+		ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*cachev1.Memcached], error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			list, err := client.CacheV1().Memcacheds(namespace).List(ctx, opts)
+			if err != nil {
+				return ctrlcache.ListPage[*cachev1.Memcached]{}, err
+			}
+			return ctrlcache.ListPage[*cachev1.Memcached]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
+		},
+		WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
+			if tweakListOptions != nil {
+				tweakListOptions(&opts)
+			}
+			return client.CacheV1().Memcacheds(namespace).Watch(ctx, opts)
+		},
+	}
+	// The generated typed client's watches are read straight from the
+	// response body, in the reflector's goroutine; another client (a fake,
+	// a wrapper) is watched through its Watch.
+	if c, ok := client.CacheV1().(*typedcachev1.CacheV1Client); ok && c != nil {
+		lw.WatchStreamFunc = ctrlcache.RESTWatchStream[*cachev1.Memcached](ctrlcache.RESTResource{
+			Client:          c.RESTClient(),
+			Namespace:       namespace,
+			Resource:        "memcacheds",
+			PrefersProtobuf: false,
+			ParameterCodec:  scheme.ParameterCodec,
+			Serializer:      jsoncodec.NegotiatedSerializer(scheme.Codecs.WithoutConversion(), scheme.Scheme, jsoncodec.Registered(scheme.Scheme)...),
+		}, tweakListOptions)
+	}
 	return ctrlcache.NewSharedIndexInformerWithOptions[*cachev1.Memcached](
-		ctrlcache.ToListWatcherWithWatchListSemantics(&ctrlcache.ListWatch[*cachev1.Memcached]{
-			ListFunc: func(ctx context.Context, opts metav1.ListOptions) (ctrlcache.ListPage[*cachev1.Memcached], error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				list, err := client.CacheV1().Memcacheds(namespace).List(ctx, opts)
-				if err != nil {
-					return ctrlcache.ListPage[*cachev1.Memcached]{}, err
-				}
-				return ctrlcache.ListPage[*cachev1.Memcached]{Items: ctrlcache.PointersWithAlloc(list.Items), ResourceVersion: list.ResourceVersion, Continue: list.Continue}, nil
-			},
-			WatchFunc: func(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error) {
-				if tweakListOptions != nil {
-					tweakListOptions(&opts)
-				}
-				return client.CacheV1().Memcacheds(namespace).Watch(ctx, opts)
-			},
-		}, client),
+		ctrlcache.ToListWatcherWithWatchListSemantics(lw, client),
 		ctrlcache.SharedIndexInformerOptions{
 			ResyncPeriod:      options.ResyncPeriod,
 			Indexers:          options.Indexers,

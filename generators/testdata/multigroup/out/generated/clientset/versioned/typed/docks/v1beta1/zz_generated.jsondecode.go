@@ -4,6 +4,7 @@ package v1beta1
 
 import (
 	docksv1beta1 "example.com/multigroup/apis/docks/v1beta1"
+	"example.com/multigroup/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeDock),
 	jsoncodec.NewKind(jsonDecodeDockList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeDock decodes JSON into *v as encoding/json does.
 func jsonDecodeDock(d *jsoncodec.Decoder, v *docksv1beta1.Dock) {

@@ -4,6 +4,7 @@ package v1
 
 import (
 	shipsv1 "example.com/multigroup/apis/ships/v1"
+	"example.com/multigroup/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeShip),
 	jsoncodec.NewKind(jsonDecodeShipList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeShip decodes JSON into *v as encoding/json does.
 func jsonDecodeShip(d *jsoncodec.Decoder, v *shipsv1.Ship) {

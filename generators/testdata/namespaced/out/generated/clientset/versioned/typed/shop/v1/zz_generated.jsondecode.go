@@ -4,6 +4,7 @@ package v1
 
 import (
 	shopv1 "example.com/namespaced/apis/shop/v1"
+	"example.com/namespaced/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -14,6 +15,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeOrder),
 	jsoncodec.NewKind(jsonDecodeOrderList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeOrder decodes JSON into *v as encoding/json does.
 func jsonDecodeOrder(d *jsoncodec.Decoder, v *shopv1.Order) {

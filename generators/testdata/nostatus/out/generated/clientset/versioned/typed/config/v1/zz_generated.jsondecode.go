@@ -4,6 +4,7 @@ package v1
 
 import (
 	configv1 "example.com/nostatus/apis/config/v1"
+	"example.com/nostatus/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeSetting),
 	jsoncodec.NewKind(jsonDecodeSettingList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeSetting decodes JSON into *v as encoding/json does.
 func jsonDecodeSetting(d *jsoncodec.Decoder, v *configv1.Setting) {

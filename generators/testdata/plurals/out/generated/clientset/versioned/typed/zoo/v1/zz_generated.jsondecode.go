@@ -4,6 +4,7 @@ package v1
 
 import (
 	zoov1 "example.com/plurals/apis/zoo/v1"
+	"example.com/plurals/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -21,6 +22,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodePolicy),
 	jsoncodec.NewKind(jsonDecodePolicyList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeEndpoints decodes JSON into *v as encoding/json does.
 func jsonDecodeEndpoints(d *jsoncodec.Decoder, v *zoov1.Endpoints) {

@@ -4,6 +4,7 @@ package v1
 
 import (
 	auditv1 "example.com/readonly/apis/audit/v1"
+	"example.com/readonly/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeRecord),
 	jsoncodec.NewKind(jsonDecodeRecordList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeRecord decodes JSON into *v as encoding/json does.
 func jsonDecodeRecord(d *jsoncodec.Decoder, v *auditv1.Record) {

@@ -4,6 +4,7 @@ package v1
 
 import (
 	jobsv1 "example.com/statusapply/apis/jobs/v1"
+	"example.com/statusapply/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -15,6 +16,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodePool),
 	jsoncodec.NewKind(jsonDecodePoolList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeJob decodes JSON into *v as encoding/json does.
 func jsonDecodeJob(d *jsoncodec.Decoder, v *jobsv1.Job) {

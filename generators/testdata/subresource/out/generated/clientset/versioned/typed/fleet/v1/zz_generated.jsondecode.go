@@ -4,6 +4,7 @@ package v1
 
 import (
 	fleetv1 "example.com/subresource/apis/fleet/v1"
+	"example.com/subresource/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodePool),
 	jsoncodec.NewKind(jsonDecodePoolList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodePool decodes JSON into *v as encoding/json does.
 func jsonDecodePool(d *jsoncodec.Decoder, v *fleetv1.Pool) {

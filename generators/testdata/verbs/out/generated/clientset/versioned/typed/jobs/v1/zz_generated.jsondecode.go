@@ -4,6 +4,7 @@ package v1
 
 import (
 	jobsv1 "example.com/verbs/apis/jobs/v1"
+	"example.com/verbs/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -16,6 +17,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeSchedule),
 	jsoncodec.NewKind(jsonDecodeScheduleList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeReview decodes JSON into *v as encoding/json does.
 func jsonDecodeReview(d *jsoncodec.Decoder, v *jobsv1.Review) {

@@ -10,6 +10,7 @@ package v1alpha1
 
 import (
 	tenancyv1alpha1 "example.com/cluster/apis/tenancy/v1alpha1"
+	"example.com/cluster/pkg/generated/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -19,6 +20,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeTenant),
 	jsoncodec.NewKind(jsonDecodeTenantList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeTenant decodes JSON into *v as encoding/json does.
 func jsonDecodeTenant(d *jsoncodec.Decoder, v *tenancyv1alpha1.Tenant) {

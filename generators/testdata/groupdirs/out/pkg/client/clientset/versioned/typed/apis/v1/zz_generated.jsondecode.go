@@ -4,6 +4,7 @@ package v1
 
 import (
 	apisv1 "example.com/groupdirs/apis/v1"
+	"example.com/groupdirs/pkg/client/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeGateway),
 	jsoncodec.NewKind(jsonDecodeGatewayList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeGateway decodes JSON into *v as encoding/json does.
 func jsonDecodeGateway(d *jsoncodec.Decoder, v *apisv1.Gateway) {

@@ -4,6 +4,7 @@ package v1alpha1
 
 import (
 	apisxv1alpha1 "example.com/groupdirs/apisx/v1alpha1"
+	"example.com/groupdirs/pkg/client/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeMesh),
 	jsoncodec.NewKind(jsonDecodeMeshList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeMesh decodes JSON into *v as encoding/json does.
 func jsonDecodeMesh(d *jsoncodec.Decoder, v *apisxv1alpha1.Mesh) {

@@ -4,6 +4,7 @@ package v1
 
 import (
 	storageexamplecomv1 "example.com/groupdirs/pkg/apis/storage.example.com/v1"
+	"example.com/groupdirs/pkg/client/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeBucket),
 	jsoncodec.NewKind(jsonDecodeBucketList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeBucket decodes JSON into *v as encoding/json does.
 func jsonDecodeBucket(d *jsoncodec.Decoder, v *storageexamplecomv1.Bucket) {

@@ -4,6 +4,7 @@ package v1
 
 import (
 	apiv1 "example.com/kubebuilder/api/v1"
+	"example.com/kubebuilder/pkg/client/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -16,6 +17,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeCronJob),
 	jsoncodec.NewKind(jsonDecodeCronJobList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeCalendar decodes JSON into *v as encoding/json does.
 func jsonDecodeCalendar(d *jsoncodec.Decoder, v *apiv1.Calendar) {

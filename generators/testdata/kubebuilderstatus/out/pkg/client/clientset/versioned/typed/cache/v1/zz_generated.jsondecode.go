@@ -4,6 +4,7 @@ package v1
 
 import (
 	cachev1 "example.com/kubebuilderstatus/api/cache/v1"
+	"example.com/kubebuilderstatus/pkg/client/clientset/versioned/scheme"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
@@ -13,6 +14,10 @@ var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeMemcached),
 	jsoncodec.NewKind(jsonDecodeMemcachedList),
 }
+
+// The generated informers' watches, which decode with the clientset's
+// scheme rather than through these clients, find jsonKinds by it.
+func init() { jsoncodec.Register(scheme.Scheme, jsonKinds...) }
 
 // jsonDecodeMemcached decodes JSON into *v as encoding/json does.
 func jsonDecodeMemcached(d *jsoncodec.Decoder, v *cachev1.Memcached) {

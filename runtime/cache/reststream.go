@@ -1,0 +1,324 @@
+package cache
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+	"k8s.io/apimachinery/pkg/watch"
+	clientfeatures "k8s.io/client-go/features"
+	"k8s.io/client-go/rest"
+)
+
+// RESTResource is what a typed client's Watch puts into its request: the
+// client of its group version, the namespace (empty for all namespaces or
+// a cluster-scoped resource), the resource, whether the client prefers
+// protobuf, and its clientset's scheme (ParameterCodec, and
+// Codecs.WithoutConversion() as Serializer, which the typed clients
+// decode with).
+type RESTResource struct {
+	Client          rest.Interface
+	Namespace       string
+	Resource        string
+	PrefersProtobuf bool
+	ParameterCodec  runtime.ParameterCodec
+	Serializer      runtime.NegotiatedSerializer
+}
+
+// RESTWatchStream returns a ListWatch's WatchStreamFunc that sends the
+// request a typed client's Watch sends (gentype's, with tweak applied to
+// the options first) and reads the response body as an EventStream: each
+// event is decoded by whoever calls Next, frame by frame, without
+// client-go's StreamWatcher goroutine and its channel. The watch event's
+// envelope is read in place; its object is decoded by the decoder the
+// client negotiates for the response's media type (protobuf or JSON),
+// so the objects are those the typed client's Watch gives.
+//
+// It returns nil, and the ListWatch keeps its WatchFunc, when r has no
+// client or client-go's CBOR feature gates are on, whose encoding it does
+// not read.
+func RESTWatchStream[T Object](r RESTResource, tweak func(*metav1.ListOptions)) func(context.Context, metav1.ListOptions) (EventStream[T], error) {
+	if r.Client == nil || r.Serializer == nil || r.ParameterCodec == nil {
+		return nil
+	}
+	if rc, ok := r.Client.(*rest.RESTClient); ok && rc == nil {
+		return nil
+	}
+	if clientfeatures.FeatureGates().Enabled(clientfeatures.ClientsAllowCBOR) {
+		return nil
+	}
+	return func(ctx context.Context, opts metav1.ListOptions) (EventStream[T], error) {
+		if tweak != nil {
+			tweak(&opts)
+		}
+		var timeout time.Duration
+		if opts.TimeoutSeconds != nil {
+			timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
+		}
+		opts.Watch = true
+		body, err := r.Client.Get().
+			UseProtobufAsDefaultIfPreferred(r.PrefersProtobuf).
+			NamespaceIfScoped(r.Namespace, r.Namespace != "").
+			Resource(r.Resource).
+			VersionedParams(&opts, r.ParameterCodec).
+			Timeout(timeout).
+			Throttle(nil). // as client-go's Watch, which no rate limiter delays
+			Stream(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &bodyStream[T]{ctx: ctx, body: body, serializer: r.Serializer, frames: frameReader{r: body}}, nil
+	}
+}
+
+// maxFrame is the largest watch event read, as client-go's streaming
+// decoder's limit.
+const maxFrame = 16 << 20
+
+// bodyStream decodes a watch response body: length-prefixed protobuf
+// frames or concatenated JSON objects, told apart by the first byte.
+type bodyStream[T Object] struct {
+	ctx        context.Context
+	body       io.ReadCloser
+	serializer runtime.NegotiatedSerializer
+	frames     frameReader
+	// decoder decodes the events' objects; nil until the first byte
+	// told the encoding.
+	decoder runtime.Decoder
+	json    bool
+	stopped bool
+}
+
+func (s *bodyStream[T]) Stop() {
+	if !s.stopped {
+		s.stopped = true
+		s.body.Close()
+	}
+}
+
+func (s *bodyStream[T]) Next() (watch.EventType, T, error) {
+	var zero T
+	typ, obj, err := s.next()
+	if err == nil {
+		if typ == watch.Error {
+			return typ, zero, apierrors.FromObject(obj)
+		}
+		t, ok := obj.(T)
+		if !ok {
+			return typ, zero, fmt.Errorf("unexpected %T in %s event", obj, typ)
+		}
+		return typ, t, nil
+	}
+	if s.ctx.Err() != nil {
+		return "", zero, s.ctx.Err()
+	}
+	var decoding decodeError
+	if errors.As(err, &decoding) || !utilnet.IsProbableEOF(err) && !utilnet.IsTimeout(err) {
+		// As client-go's StreamWatcher reports what it cannot read.
+		reporter := apierrors.NewClientErrorReporter(http.StatusInternalServerError, http.MethodGet, "ClientWatchDecoding")
+		return watch.Error, zero, apierrors.FromObject(reporter.AsObject(fmt.Errorf("unable to decode an event from the watch stream: %v", err)))
+	}
+	return "", zero, io.EOF
+}
+
+// decodeError is an event that was read whole but could not be decoded.
+type decodeError struct{ err error }
+
+func (e decodeError) Error() string { return e.err.Error() }
+
+func (s *bodyStream[T]) next() (watch.EventType, runtime.Object, error) {
+	if s.decoder == nil {
+		if err := s.negotiate(); err != nil {
+			return "", nil, err
+		}
+	}
+	var (
+		typ, raw []byte
+		err      error
+	)
+	if s.json {
+		frame, ferr := s.frames.jsonFrame()
+		if ferr != nil {
+			return "", nil, ferr
+		}
+		typ, raw, err = jsonWatchEvent(frame)
+	} else {
+		frame, ferr := s.frames.protobufFrame()
+		if ferr != nil {
+			return "", nil, ferr
+		}
+		typ, raw, err = protobufWatchEvent(frame)
+	}
+	switch {
+	case err == io.ErrUnexpectedEOF:
+		// A truncated protobuf event, which client-go's watch takes
+		// for the end of the stream.
+		return "", nil, err
+	case err != nil:
+		return "", nil, decodeError{err}
+	}
+	t := watch.EventType(typ)
+	switch t {
+	case watch.Added, watch.Modified, watch.Deleted, watch.Error, watch.Bookmark:
+	default:
+		return "", nil, decodeError{fmt.Errorf("got invalid watch event type: %v", t)}
+	}
+	obj, err := runtime.Decode(s.decoder, raw)
+	if err != nil {
+		return "", nil, decodeError{fmt.Errorf("unable to decode watch event: %v", err)}
+	}
+	return t, obj, nil
+}
+
+// negotiate tells the encoding from the stream's first byte (a protobuf
+// frame's length starts with a zero byte, JSON with '{' or white space)
+// and picks the client's decoder for it, as client-go's REST client picks
+// it for the response's content type.
+func (s *bodyStream[T]) negotiate() error {
+	b, err := s.frames.peek()
+	if err != nil {
+		return err
+	}
+	mediaType := runtime.ContentTypeProtobuf
+	switch b {
+	case 0:
+	case '{', ' ', '\t', '\r', '\n':
+		mediaType, s.json = runtime.ContentTypeJSON, true
+	default:
+		return decodeError{fmt.Errorf("watch stream in an encoding this client does not read (first byte %#x)", b)}
+	}
+	info, ok := runtime.SerializerInfoForMediaType(s.serializer.SupportedMediaTypes(), mediaType)
+	if !ok {
+		return decodeError{runtime.NegotiateError{ContentType: mediaType, Stream: true}}
+	}
+	s.decoder = s.serializer.DecoderToVersion(info.Serializer, nil)
+	return nil
+}
+
+// frameReader reads a stream into a buffer and hands out its frames as
+// slices of it, valid until the next call: the decoders copy what they
+// keep.
+type frameReader struct {
+	r io.Reader
+	// buf[start:end] is read and not handed out yet.
+	buf        []byte
+	start, end int
+	// scanned is how far past start a JSON frame has been scanned, and
+	// depth, inString, escaped the scanner's state there.
+	scanned           int
+	depth             int
+	inString, escaped bool
+}
+
+// fill reads more, making room for at least need bytes from start.
+func (f *frameReader) fill(need int) error {
+	if f.start == f.end {
+		f.start, f.end = 0, 0
+	}
+	if need > maxFrame+4 {
+		return decodeError{fmt.Errorf("watch event of more than %d bytes", maxFrame)}
+	}
+	if f.start+need > len(f.buf) {
+		if need > len(f.buf) {
+			buf := make([]byte, max(32<<10, 2*len(f.buf), need))
+			f.end = copy(buf, f.buf[f.start:f.end])
+			f.buf = buf
+		} else {
+			f.end = copy(f.buf, f.buf[f.start:f.end])
+		}
+		f.start = 0
+	}
+	n, err := f.r.Read(f.buf[f.end:])
+	f.end += n
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrNoProgress
+	}
+	if err == io.EOF && f.end > f.start {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// peek returns the next byte without consuming it.
+func (f *frameReader) peek() (byte, error) {
+	for f.end == f.start {
+		if err := f.fill(1); err != nil {
+			return 0, err
+		}
+	}
+	return f.buf[f.start], nil
+}
+
+// protobufFrame returns the next length-prefixed frame.
+func (f *frameReader) protobufFrame() ([]byte, error) {
+	for f.end-f.start < 4 {
+		if err := f.fill(4); err != nil {
+			return nil, err
+		}
+	}
+	size := binary.BigEndian.Uint32(f.buf[f.start:])
+	if size > maxFrame {
+		return nil, decodeError{fmt.Errorf("watch event of more than %d bytes", maxFrame)}
+	}
+	n := int(size)
+	for f.end-f.start < 4+n {
+		if err := f.fill(4 + n); err != nil {
+			return nil, err
+		}
+	}
+	frame := f.buf[f.start+4 : f.start+4+n]
+	f.start += 4 + n
+	return frame, nil
+}
+
+// jsonFrame returns the next JSON object of the stream.
+func (f *frameReader) jsonFrame() ([]byte, error) {
+	for {
+		for f.scanned == 0 && f.start < f.end && isJSONSpace(f.buf[f.start]) {
+			f.start++
+		}
+		for i := f.start + f.scanned; i < f.end; i++ {
+			c := f.buf[i]
+			switch {
+			case f.inString:
+				switch {
+				case f.escaped:
+					f.escaped = false
+				case c == '\\':
+					f.escaped = true
+				case c == '"':
+					f.inString = false
+				}
+			case f.depth == 0 && c != '{':
+				return nil, decodeError{fmt.Errorf("watch event is not a JSON object: starts with %q", c)}
+			case c == '"':
+				f.inString = true
+			case c == '{' || c == '[':
+				f.depth++
+			case c == '}' || c == ']':
+				if f.depth--; f.depth == 0 {
+					frame := f.buf[f.start : i+1]
+					f.start, f.scanned = i+1, 0
+					return frame, nil
+				}
+			}
+		}
+		f.scanned = f.end - f.start
+		if err := f.fill(f.end - f.start + 1); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
