@@ -33,7 +33,10 @@ func TestSides(t *testing.T) {
 				if r.First.N != testObjects/10 || r.Second.N != testObjects/2 {
 					t.Errorf("update phases of %d and %d objects, want %d and %d", r.First.N, r.Second.N, testObjects/10, testObjects/2)
 				}
-				if r.Synced.Heap <= 0 || r.Synced.RSS <= 0 || r.Synced.PeakRSS < r.Synced.RSS || r.Second.Report.Heap <= 0 {
+				// The peak is read at sync, the steady RSS after a GC that can
+				// itself grow a small process's RSS past it: they are not
+				// compared.
+				if r.Synced.Heap <= 0 || r.Synced.RSS <= 0 || r.Synced.PeakRSS <= 0 || r.Second.Report.Heap <= 0 {
 					t.Errorf("implausible memory: synced %+v, after the updates %+v", r.Synced, r.Second.Report)
 				}
 				if r.Synced.SyncNanos <= 0 || r.First.Report.CPUNanos <= 0 {
