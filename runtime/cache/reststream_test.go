@@ -126,8 +126,8 @@ func watchFixture(name, rv string) *corev1.ConfigMap {
 		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: name, Namespace: "ns", UID: types.UID("uid-" + name), ResourceVersion: rv,
-			Labels:      map[string]string{"app": "x", "tier": "\"quoted\" \\ {braces}"},
-			Annotations: map[string]string{"note": "line\nbreak, ] } \" \\\""},
+			Labels:          map[string]string{"app": "x", "tier": "\"quoted\" \\ {braces}"},
+			Annotations:     map[string]string{"note": "line\nbreak, ] } \" \\\""},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "o", Controller: new(true)}},
 			ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "m", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
 				FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:k":{}}}`)}}},
