@@ -20,11 +20,13 @@ import (
 	"github.com/ctrlgen/ctrlgen/testenv"
 )
 
-// requestLog records the GET requests a client sends for one resource.
+// requestLog records the GET requests a client sends for one resource,
+// and whether each response came gzipped (Go's transport inflates it).
 type requestLog struct {
-	resource string
-	mu       sync.Mutex
-	queries  []url.Values
+	resource   string
+	mu         sync.Mutex
+	queries    []url.Values
+	compressed []bool
 }
 
 type recordingTransport struct {
@@ -33,12 +35,22 @@ type recordingTransport struct {
 }
 
 func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if req.Method == http.MethodGet && strings.HasSuffix(req.URL.Path, "/"+t.log.resource) {
-		t.log.mu.Lock()
-		t.log.queries = append(t.log.queries, req.URL.Query())
-		t.log.mu.Unlock()
+	if req.Method != http.MethodGet || !strings.HasSuffix(req.URL.Path, "/"+t.log.resource) {
+		return t.next.RoundTrip(req)
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	t.log.mu.Lock()
+	t.log.queries = append(t.log.queries, req.URL.Query())
+	t.log.compressed = append(t.log.compressed, err == nil && resp.Uncompressed)
+	t.log.mu.Unlock()
+	return resp, err
+}
+
+// requests returns the queries logged and whether each response was gzipped.
+func (l *requestLog) requests() ([]url.Values, []bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]url.Values(nil), l.queries...), append([]bool(nil), l.compressed...)
 }
 
 // recorded returns cfg with a transport that logs the GETs of resource.
@@ -142,5 +154,64 @@ func TestGeneratedInformerFallsBackToListWhenServerRefusesStreaming(t *testing.T
 	streamed, listed := syncGeneratedInformer(t, e.Config(), writer, ns.Name, 30)
 	if len(streamed) != 1 || listed != 1 {
 		t.Fatalf("%d streamed lists and %d LISTs, want the refused streamed list, then one LIST", len(streamed), listed)
+	}
+}
+
+// kube-apiserver 1.37 gzips a streamed list's whole response
+// (WatchListCompression) when the client accepts gzip, as Go's transport
+// does by default, flushing every later event as a gzip member of its own.
+// The generated informer leaves that watch at the initial-events-end
+// bookmark and carries on with a plain watch from its resourceVersion,
+// which is not compressed, and sees the changes made after the sync.
+func TestGeneratedInformerWatchesUncompressedAfterStreamedList(t *testing.T) {
+	e := env(t)
+	writer := kubernetes.NewForConfigOrDie(e.Config())
+	ns := namespace(t, writer)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if _, err := writer.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "before"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, log := recorded(e.Config(), "configmaps")
+	inf := informerscorev1.NewConfigMapInformer(kubernetes.NewForConfigOrDie(cfg), ns, 0, clientcache.Indexers{})
+	seen := make(chan string, 16)
+	if _, err := inf.AddEventHandler(clientcache.ResourceEventHandlerFuncs{AddFunc: func(obj any) {
+		seen <- obj.(*corev1.ConfigMap).Name
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); inf.RunWithContext(ctx) }()
+	defer func() { cancel(); <-done }()
+	syncCtx, syncCancel := context.WithTimeout(ctx, time.Minute)
+	defer syncCancel()
+	if !clientcache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
+		t.Fatal("the informer did not sync")
+	}
+	syncedRV := inf.LastSyncResourceVersion()
+	if _, err := writer.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name := ""; name != "after"; {
+		select {
+		case name = <-seen:
+		case <-syncCtx.Done():
+			t.Fatal("the ConfigMap created after the sync was not delivered")
+		}
+	}
+
+	queries, compressed := log.requests()
+	if len(queries) != 2 {
+		t.Fatalf("requests %v, want the streamed list and one watch", queries)
+	}
+	list, plain := queries[0], queries[1]
+	if list.Get("sendInitialEvents") != "true" || !compressed[0] {
+		t.Errorf("first request %v (gzipped: %v), want a streamed list the server gzips", list, compressed[0])
+	}
+	if plain.Get("watch") != "true" || plain.Has("sendInitialEvents") || plain.Get("resourceVersion") != syncedRV ||
+		plain.Get("allowWatchBookmarks") != "true" || compressed[1] {
+		t.Errorf("second request %v (gzipped: %v), want a plain watch from the sync's version %s with bookmarks, not gzipped", plain, compressed[1], syncedRV)
 	}
 }

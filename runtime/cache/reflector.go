@@ -196,7 +196,8 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 
 // sync replaces the store's content with the resource's whole state: by a
 // streamed initial list, whose watch it returns for the caller to carry
-// on with, or else by a paginated list, and then streamed is nil.
+// on with (unless the stream is left after its initial events), or else
+// by a paginated list; streamed is nil when the caller starts the watch.
 func (r *Reflector[T]) sync(ctx context.Context) (streamed *openWatch[T], err error) {
 	if r.streamLists {
 		streamed, err = r.watchList(ctx)

@@ -97,6 +97,10 @@ type bodyStream[T Object] struct {
 	stopped bool
 }
 
+// leaveAfterInitialEvents: a response body read over HTTP may be gzipped
+// by the server's WatchListCompression (see leftAfterInitialEvents).
+func (s *bodyStream[T]) leaveAfterInitialEvents() bool { return true }
+
 func (s *bodyStream[T]) Stop() {
 	if !s.stopped {
 		s.stopped = true

@@ -25,11 +25,24 @@ type transformingStore[T Object] interface {
 
 var errInitialEventsCut = errors.New("the watch ended before the end of its initial events")
 
+// leftAfterInitialEvents is an EventStream better stopped once its initial
+// events are read, so that the reflector carries on with a plain watch from
+// the bookmark's resourceVersion. A kube-apiserver with WatchListCompression
+// (beta, on by default since 1.37) gzips a streamed list's whole response
+// when the client accepts gzip, which Go's transport asks for by default:
+// once the initial events are sent, each later event is flushed as a gzip
+// member of its own, which both the server and the client pay for per
+// event. A plain watch is never compressed.
+type leftAfterInitialEvents interface {
+	leaveAfterInitialEvents() bool
+}
+
 // watchList reads the resource's whole state with a streamed list: a watch
 // that sends every object as an ADDED event, then a bookmark annotated
 // "k8s.io/initial-events-end" at the state's resourceVersion. It replaces
 // the store with those objects and returns the watch, past that bookmark,
-// for the caller to carry on with.
+// for the caller to carry on with, or nil when the caller should start a
+// plain watch from that bookmark's version (see leftAfterInitialEvents).
 //
 // As client-go, the first streamed list asks for the latest state (""),
 // and a later one for a state at least as new as the last version seen:
@@ -54,6 +67,10 @@ func (r *Reflector[T]) watchList(ctx context.Context) (*openWatch[T], error) {
 		if err == nil {
 			var open *openWatch[T]
 			if open, err = r.streamInitialEvents(ctx, w, start); err == nil {
+				if s, ok := w.(leftAfterInitialEvents); ok && s.leaveAfterInitialEvents() {
+					w.Stop()
+					return nil, nil
+				}
 				return open, nil
 			}
 			w.Stop()
