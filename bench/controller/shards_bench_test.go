@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -92,31 +93,41 @@ func shardedInit(writes *atomic.Int64) manager.InitFunc {
 // -shard-workers workers each (4 by default), when every reconcile waits 20 ms on an external call per request
 // (see slowWrites). The replicas run in this process, each a manager with
 // its own clients and caches. Metrics: s, writes/object (the controllers'
-// writes per Mydemo: sharding must add none) and lease-req/s (the
+// writes per Mydemo: sharding must add none), lease-req/s (the
 // apiserver's Lease requests per second during the run, from its
-// apiserver_request_total).
+// apiserver_request_total) and heap-MiB/replica (this process's heap
+// after a GC once every Mydemo is Ready, less its heap before the
+// replicas started, over the replicas: every replica caches every Mydemo
+// and ConfigMap, so it does not fall as replicas are added).
 func BenchmarkShardedReplicas(b *testing.B) {
 	h := controlPlane(b)
 	for _, replicas := range []int{1, 2, 3} {
 		b.Run(fmt.Sprintf("replicas=%d", replicas), func(b *testing.B) {
 			b.StopTimer()
 			var elapsed time.Duration
-			var writes, leaseReqs float64
+			var writes, leaseReqs, heap float64
 			for range b.N {
-				e, w, l := h.runSharded(b, replicas, *shardedMydemos)
-				elapsed += e
-				writes += w
-				leaseReqs += l
+				r := h.runSharded(b, replicas, *shardedMydemos)
+				elapsed += r.elapsed
+				writes += r.writesPerObject
+				leaseReqs += r.leaseReqPerSec
+				heap += r.heapPerReplica
 			}
 			runs := float64(b.N)
 			b.ReportMetric(elapsed.Seconds()/runs, "s")
 			b.ReportMetric(writes/runs, "writes/object")
 			b.ReportMetric(leaseReqs/runs, "lease-req/s")
+			b.ReportMetric(heap/runs/(1<<20), "heap-MiB/replica")
 		})
 	}
 }
 
-func (h *harness) runSharded(tb testing.TB, replicas, n int) (elapsed time.Duration, writesPerObject, leaseReqPerSec float64) {
+type shardedRun struct {
+	elapsed                                         time.Duration
+	writesPerObject, leaseReqPerSec, heapPerReplica float64
+}
+
+func (h *harness) runSharded(tb testing.TB, replicas, n int) shardedRun {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), *readyTimeout+5*time.Minute)
 	defer cancel()
@@ -128,6 +139,7 @@ func (h *harness) runSharded(tb testing.TB, replicas, n int) (elapsed time.Durat
 	}
 	defer h.deleteNamespace(tb, ns.Name)
 
+	heapBefore := heapAfterGC()
 	var writes atomic.Int64
 	var managers []*manager.Manager
 	runCtx, stop := context.WithCancel(ctx)
@@ -183,13 +195,28 @@ func (h *harness) runSharded(tb testing.TB, replicas, n int) (elapsed time.Durat
 	case <-ctx.Done():
 		tb.Fatalf("%d of %d Mydemos Ready: %v", watcher.count(), n, ctx.Err())
 	}
-	elapsed = watcher.last.Sub(start)
+	elapsed := watcher.last.Sub(start)
 	leasesAfter, err := apiserverLeaseRequests(ctx, h.env.Config())
 	if err != nil {
 		tb.Fatal(err)
 	}
+	leaseRate := (leasesAfter - leasesBefore) / time.Since(start).Seconds()
 	h.check(tb, ctx, ns.Name, n)
-	return elapsed, float64(writes.Load()) / float64(n), (leasesAfter - leasesBefore) / time.Since(start).Seconds()
+	heap := float64(heapAfterGC()) - float64(heapBefore)
+	return shardedRun{
+		elapsed:         elapsed,
+		writesPerObject: float64(writes.Load()) / float64(n),
+		leaseReqPerSec:  leaseRate,
+		heapPerReplica:  heap / float64(replicas),
+	}
+}
+
+// heapAfterGC is the process's live heap: HeapAlloc right after a GC.
+func heapAfterGC() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
 
 // gauge reads a gauge of m's registry.
