@@ -94,6 +94,8 @@ type bodyStream[T Object] struct {
 	// told the encoding.
 	decoder runtime.Decoder
 	json    bool
+	// objects decodes protobuf objects without the decoder where it can.
+	objects protobufObjects[T]
 	stopped bool
 }
 
@@ -175,7 +177,13 @@ func (s *bodyStream[T]) next() (watch.EventType, runtime.Object, error) {
 	default:
 		return "", nil, decodeError{fmt.Errorf("got invalid watch event type: %v", t)}
 	}
-	obj, err := runtime.Decode(s.decoder, raw)
+	obj, direct, err := s.objects.decode(raw)
+	if !direct {
+		obj, err = runtime.Decode(s.decoder, raw)
+		if err == nil && !s.json && t != watch.Error {
+			s.objects.learn(raw, obj)
+		}
+	}
 	if err != nil {
 		return "", nil, decodeError{fmt.Errorf("unable to decode watch event: %v", err)}
 	}
@@ -204,6 +212,9 @@ func (s *bodyStream[T]) negotiate() error {
 		return decodeError{runtime.NegotiateError{ContentType: mediaType, Stream: true}}
 	}
 	s.decoder = s.serializer.DecoderToVersion(info.Serializer, nil)
+	if !s.json {
+		s.objects = newProtobufObjects[T](s.serializer, info)
+	}
 	return nil
 }
 
