@@ -3,6 +3,7 @@ package cache
 import (
 	"bytes"
 	"reflect"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -36,6 +37,12 @@ type protobufUnmarshaler interface {
 // writes (fields 1 to 4 once each, no others), decodes into a new T the
 // same way. Anything else (an ERROR event's Status, an unusual envelope)
 // goes to the serializer.
+//
+// The event's bytes are the stream's read buffer, reused for the next
+// event, where the serializer unmarshals a copy: so only types of
+// k8s.io modules take this path, whose generated unmarshalers copy every
+// string and byte slice; another type's Unmarshal might keep a slice of
+// its input.
 type protobufObjects[T Object] struct {
 	elem             reflect.Type
 	apiVersion, kind []byte
@@ -48,7 +55,8 @@ func newProtobufObjects[T Object](ns runtime.NegotiatedSerializer, info runtime.
 	_, chain := ns.(serializer.WithoutConversionCodecFactory)
 	_, pb := info.Serializer.(*protobuf.Serializer)
 	t := reflect.TypeFor[T]()
-	ok := chain && pb && t.Kind() == reflect.Pointer && t.Implements(reflect.TypeFor[protobufUnmarshaler]())
+	ok := chain && pb && t.Kind() == reflect.Pointer && t.Implements(reflect.TypeFor[protobufUnmarshaler]()) &&
+		strings.HasPrefix(t.Elem().PkgPath(), "k8s.io/")
 	p := protobufObjects[T]{possible: ok}
 	if ok {
 		p.elem = t.Elem()

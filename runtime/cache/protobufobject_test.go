@@ -86,3 +86,22 @@ func TestProtobufEnvelopeTakesOnlyThePlainForm(t *testing.T) {
 		t.Error("a Secret decoded here as a ConfigMap")
 	}
 }
+
+// localConfigMap has ConfigMap's generated unmarshaler but lives outside
+// the k8s.io modules, whose unmarshalers are known to copy what they keep.
+type localConfigMap struct{ corev1.ConfigMap }
+
+// TestProtobufObjectsOnlyForKubernetesTypes: a type of another module
+// always goes through the serializer, which unmarshals a copy.
+func TestProtobufObjectsOnlyForKubernetesTypes(t *testing.T) {
+	info := streamInfo(t, runtime.ContentTypeProtobuf)
+	if p := newProtobufObjects[*localConfigMap](codecs, info); p.possible {
+		t.Error("a type outside k8s.io takes the direct path")
+	}
+	if p := newProtobufObjects[*corev1.ConfigMap](codecs, info); !p.possible {
+		t.Error("corev1.ConfigMap does not take the direct path")
+	}
+	if p := newProtobufObjects[*corev1.ConfigMap](struct{ runtime.NegotiatedSerializer }{codecs}, info); p.possible {
+		t.Error("a serializer other than WithoutConversionCodecFactory takes the direct path")
+	}
+}

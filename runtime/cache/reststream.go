@@ -100,7 +100,9 @@ type bodyStream[T Object] struct {
 }
 
 // leaveAfterInitialEvents: a response body read over HTTP may be gzipped
-// by the server's WatchListCompression (see leftAfterInitialEvents).
+// by the server's WatchListCompression (see leftAfterInitialEvents). The
+// response's headers, which would tell, are not seen through
+// rest.Request.Stream, so it is left whether or not it was.
 func (s *bodyStream[T]) leaveAfterInitialEvents() bool { return true }
 
 func (s *bodyStream[T]) Stop() {

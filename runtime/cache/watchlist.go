@@ -67,7 +67,8 @@ func (r *Reflector[T]) watchList(ctx context.Context) (*openWatch[T], error) {
 		if err == nil {
 			var open *openWatch[T]
 			if open, err = r.streamInitialEvents(ctx, w, start); err == nil {
-				if s, ok := w.(leftAfterInitialEvents); ok && s.leaveAfterInitialEvents() {
+				// A bookmark without a version could not be watched from.
+				if s, ok := w.(leftAfterInitialEvents); ok && s.leaveAfterInitialEvents() && r.LastSyncResourceVersion() != "" {
 					w.Stop()
 					return nil, nil
 				}
