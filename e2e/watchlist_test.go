@@ -102,19 +102,26 @@ func syncGeneratedInformer(t *testing.T, cfg *rest.Config, writer kubernetes.Int
 	}
 	cfg, log := recorded(cfg, "configmaps")
 	inf := informerscorev1.NewConfigMapInformer(kubernetes.NewForConfigOrDie(cfg), ns, 0, clientcache.Indexers{})
-	done := make(chan struct{})
-	go func() { defer close(done); inf.RunWithContext(ctx) }()
-	defer func() { cancel(); <-done }()
-	syncCtx, syncCancel := context.WithTimeout(ctx, time.Minute)
-	defer syncCancel()
-	if !clientcache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
-		t.Fatal("the informer did not sync")
-	}
+	runSynced(t, inf)
 	// The namespace's kube-root-ca.crt is cached too.
 	if got := len(inf.GetStore().ListKeys()); got < n {
 		t.Fatalf("synced %d objects, want at least %d", got, n)
 	}
 	return log.streamedAndListed()
+}
+
+// runSynced runs inf until the test ends and waits until it has synced.
+func runSynced(t *testing.T, inf clientcache.SharedIndexInformer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); inf.RunWithContext(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	syncCtx, syncCancel := context.WithTimeout(ctx, time.Minute)
+	defer syncCancel()
+	if !clientcache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
+		t.Fatal("the informer did not sync")
+	}
 }
 
 // The generated informer's initial sync is a streamed list on an apiserver
@@ -181,14 +188,7 @@ func TestGeneratedInformerWatchesUncompressedAfterStreamedList(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
-	go func() { defer close(done); inf.RunWithContext(ctx) }()
-	defer func() { cancel(); <-done }()
-	syncCtx, syncCancel := context.WithTimeout(ctx, time.Minute)
-	defer syncCancel()
-	if !clientcache.WaitForCacheSync(syncCtx.Done(), inf.HasSynced) {
-		t.Fatal("the informer did not sync")
-	}
+	runSynced(t, inf)
 	syncedRV := inf.LastSyncResourceVersion()
 	if _, err := writer.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: "after"}}, metav1.CreateOptions{}); err != nil {
@@ -197,7 +197,7 @@ func TestGeneratedInformerWatchesUncompressedAfterStreamedList(t *testing.T) {
 	for name := ""; name != "after"; {
 		select {
 		case name = <-seen:
-		case <-syncCtx.Done():
+		case <-time.After(time.Minute):
 			t.Fatal("the ConfigMap created after the sync was not delivered")
 		}
 	}

@@ -140,15 +140,15 @@ func TestReflectorLeavesAStreamedListMarkedSoAtItsBookmark(t *testing.T) {
 			deadline := time.After(time.Minute)
 			for {
 				store.mu.Lock()
-				got := maps2str(store.objs)
+				got := fmt.Sprint(store.objs)
 				store.mu.Unlock()
-				if got == maps2str(want) {
+				if got == fmt.Sprint(want) {
 					break
 				}
 				select {
 				case <-store.changed:
 				case <-deadline:
-					t.Fatalf("store %s, want %s", got, maps2str(want))
+					t.Fatalf("store %s, want %s", got, fmt.Sprint(want))
 				}
 			}
 			mu.Lock()
@@ -170,6 +170,3 @@ func TestReflectorLeavesAStreamedListMarkedSoAtItsBookmark(t *testing.T) {
 		})
 	}
 }
-
-// maps2str prints m with its keys sorted.
-func maps2str(m map[string]string) string { return fmt.Sprint(m) }
