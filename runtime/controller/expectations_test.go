@@ -255,8 +255,9 @@ func TestWithoutExpectationsAStaleOwnedCacheCreatesDuplicates(t *testing.T) {
 	r.createWhileOwnedCacheIsStale()
 	r.ownedLW.open()
 	// What the expectations prevent, shown: the second reconcile saw no
-	// children and made 3 more.
-	eventually(t, "duplicates", func() bool { return r.children("rs") == 6 })
+	// children and made 3 more. (A reconcile that runs while the opened
+	// watch has delivered only some of the 6 may make more still.)
+	eventually(t, "duplicates", func() bool { return r.children("rs") >= 6 })
 }
 
 func TestExpectationsHoldReconcileUntilTheCreatesAreObserved(t *testing.T) {
