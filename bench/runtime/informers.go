@@ -59,6 +59,8 @@ type Counter struct {
 
 	wantAdds, wantUpdates int64
 	addsDone, updatesDone chan struct{}
+	// each, when not nil, is sent to on every update.
+	each chan struct{}
 }
 
 // NewCounter returns a handler that signals AddsDone after wantAdds adds
@@ -92,6 +94,9 @@ func (c *Counter) onAdd(_ *widget.Widget, isInInitialList bool) {
 func (c *Counter) onUpdate(_, _ *widget.Widget) {
 	if c.updates.Add(1) == c.wantUpdates {
 		close(c.updatesDone)
+	}
+	if c.each != nil {
+		c.each <- struct{}{}
 	}
 }
 

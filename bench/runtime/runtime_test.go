@@ -140,6 +140,23 @@ func TestWatchUpdates(t *testing.T) {
 	}
 }
 
+func TestWatchUpdatesPaced(t *testing.T) {
+	const base, events = 100, 2000
+	list := widget.List(base)
+	for _, impl := range InformerImpls {
+		t.Run(impl.Name, func(t *testing.T) {
+			res, err := WatchUpdatesPaced(NoTimer{}, impl, list, ModifiedEvents(widget.Updates(base, events)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := InformerResult{Counts: Counts{Adds: base, InitialAdds: base, Updates: events}, Cached: base, Lists: 1, Watches: 1}
+			if res != want {
+				t.Fatalf("got %+v, want %+v", res, want)
+			}
+		})
+	}
+}
+
 func TestWorkQueue(t *testing.T) {
 	const n = 20_000
 	keys := widget.Keys(n)

@@ -132,7 +132,22 @@ func ModifiedEvents(objs []*widget.Widget) []watch.Event {
 // every one of them. inspect, if not nil, is called with the informer after
 // that, before it stops.
 func WatchUpdates(t Timer, impl InformerImpl, base *widget.WidgetList, events []watch.Event, inspect func(Informer)) (InformerResult, error) {
+	return watchUpdates(t, impl, base, events, inspect, false)
+}
+
+// WatchUpdatesPaced is WatchUpdates with one event in flight at a time:
+// each is pushed once the previous one's update has been delivered, as a
+// watch on a real apiserver mostly sees them, so that every event finds
+// the informer idle.
+func WatchUpdatesPaced(t Timer, impl InformerImpl, base *widget.WidgetList, events []watch.Event) (InformerResult, error) {
+	return watchUpdates(t, impl, base, events, nil, true)
+}
+
+func watchUpdates(t Timer, impl InformerImpl, base *widget.WidgetList, events []watch.Event, inspect func(Informer), paced bool) (InformerResult, error) {
 	c := NewCounter(len(base.Items), len(events))
+	if paced {
+		c.each = make(chan struct{}, 1)
+	}
 	src := &WatchSource{Events: NewFakeWatch(EventBuffer)}
 	inf := impl.New(base, src, c)
 	inf.Start()
@@ -142,12 +157,28 @@ func WatchUpdates(t Timer, impl InformerImpl, base *widget.WidgetList, events []
 	}
 	CollectGarbage()
 
+	var deadline <-chan time.Time // the paced events' wait, all of them together
+	if paced {
+		timer := time.NewTimer(waitTimeout)
+		defer timer.Stop()
+		deadline = timer.C
+	}
 	t.StartTimer()
 	var err error
 	for _, ev := range events {
 		if !src.Events.Send(ev) {
 			err = errors.New("the informer stopped its watch")
 			break
+		}
+		if paced {
+			select {
+			case <-c.each:
+			case <-deadline:
+				err = fmt.Errorf("paced updates: %w", errTimeout)
+			}
+			if err != nil {
+				break
+			}
 		}
 	}
 	if err == nil {

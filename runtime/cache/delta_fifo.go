@@ -107,6 +107,11 @@ type DeltaFIFO[T Object] struct {
 	populated              bool
 	initialPopulationCount int
 	closed                 bool
+	// inline, when set, processes a watch event at once, in the caller's
+	// goroutine, when the queue has synced and is empty: Pop would process
+	// it next anyway, under the same lock, so nothing can tell the
+	// difference but the goroutine the Pop loop did not have to wake.
+	inline PopProcessFunc[T]
 	// synced is closed once HasSynced turns true.
 	synced chan struct{}
 }
@@ -135,7 +140,7 @@ func (f *DeltaFIFO[T]) queueFromServer(t DeltaType, obj T) error {
 	defer f.lock.Unlock()
 	f.populated = true
 	obj = f.transformed(obj) // first: a transform may rename what is cached
-	f.queueLocked(MetaObjectName(obj), Delta[T]{Type: t, Object: obj})
+	f.queueEventLocked(MetaObjectName(obj), Delta[T]{Type: t, Object: obj})
 	f.noteSyncedLocked()
 	return nil
 }
@@ -159,7 +164,7 @@ func (f *DeltaFIFO[T]) Delete(obj T) error {
 			return nil
 		}
 	}
-	f.queueLocked(key, Delta[T]{Type: Deleted, Object: obj})
+	f.queueEventLocked(key, Delta[T]{Type: Deleted, Object: obj})
 	return nil
 }
 
@@ -311,6 +316,15 @@ func (f *DeltaFIFO[T]) transformed(obj T) T {
 		return f.transform(obj)
 	}
 	return obj
+}
+
+// queueEventLocked queues a watch event's delta, or hands it to inline.
+func (f *DeltaFIFO[T]) queueEventLocked(key ObjectName, d Delta[T]) {
+	if f.inline != nil && !f.closed && f.head == len(f.queue) && f.replaceLeft == 0 && f.hasSyncedLocked() {
+		f.inline(key, Deltas[T]{d}, false)
+		return
+	}
+	f.queueLocked(key, d)
 }
 
 func (f *DeltaFIFO[T]) queueLocked(key ObjectName, d Delta[T]) {

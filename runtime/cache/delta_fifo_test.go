@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -261,3 +262,65 @@ func TestDeltaFIFOGivesBackStorageOnceDrained(t *testing.T) {
 		t.Fatalf("drained queue keeps cap %d, high water %d", cap(f.queue), f.highWater)
 	}
 }
+
+// TestDeltaFIFOProcessesWatchEventsInlineOnlyWhenNothingIsQueued checks
+// that a watch event is handed to inline at once only where Pop would have
+// processed it next: after sync, with nothing queued, while open.
+func TestDeltaFIFOProcessesWatchEventsInlineOnlyWhenNothingIsQueued(t *testing.T) {
+	var inlined []string
+	known := newThreadSafeMap[*corev1.ConfigMap]()
+	f := NewDeltaFIFO[*corev1.ConfigMap](known, nil)
+	f.inline = func(k ObjectName, d Deltas[*corev1.ConfigMap], isInitial bool) {
+		if len(d) != 1 || isInitial {
+			t.Errorf("inline got %s %v initial=%v, want one delta, not initial", k, deltaTypes(d), isInitial)
+		}
+		inlined = append(inlined, k.Name+":"+d[0].Type.String())
+		if d[0].Type == Deleted {
+			known.remove(k)
+		} else {
+			known.swap(d[0].Object)
+		}
+	}
+
+	// Before the first Replace has been popped: queued.
+	f.Replace([]*corev1.ConfigMap{cm("ns", "a", "1")}, "1")
+	f.Add(cm("ns", "b", "2"))
+	if len(inlined) != 0 || f.Len() != 2 {
+		t.Fatalf("before sync: inlined %v, %d queued; want none inlined, 2 queued", inlined, f.Len())
+	}
+	keys, _, initial := popAll(t, f)
+	if len(keys) != 2 || keys[0].Name != "a" || keys[1].Name != "b" || !initial[0] || initial[1] {
+		t.Fatalf("popped %v initial %v, want [a b] [true false]", keys, initial)
+	}
+
+	// Synced and empty: every kind of watch event goes inline, in order.
+	known.swap(cm("ns", "a", "1"))
+	f.Update(cm("ns", "a", "3"))
+	f.Delete(cm("ns", "a", "4"))
+	f.Add(cm("ns", "c", "5"))
+	if want := []string{"a:Updated", "a:Deleted", "c:Added"}; !slices.Equal(inlined, want) || f.Len() != 0 {
+		t.Fatalf("after sync: inlined %v with %d queued, want %v and none queued", inlined, f.Len(), want)
+	}
+
+	// Something queued (c by a Resync, or a Pop loop behind): the event waits
+	// behind it, so keys keep their order.
+	inlined = nil
+	if err := f.Resync(); err != nil {
+		t.Fatal(err)
+	}
+	f.Update(cm("ns", "d", "6"))
+	if len(inlined) != 0 || f.Len() != 2 {
+		t.Fatalf("behind a queued key: inlined %v, %d queued; want none inlined, 2 queued", inlined, f.Len())
+	}
+	if keys, _, _ := popAll(t, f); len(keys) != 2 || keys[0].Name != "c" || keys[1].Name != "d" {
+		t.Fatalf("popped %v, want [c d]", keys)
+	}
+
+	// Closed: queued for Pop to drain, never processed after Close.
+	f.Close()
+	f.Add(cm("ns", "e", "7"))
+	if len(inlined) != 0 || f.Len() != 1 {
+		t.Fatalf("after Close: inlined %v, %d queued; want none inlined, 1 queued", inlined, f.Len())
+	}
+}
+

@@ -74,6 +74,7 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 	}
 	s.fifo = NewDeltaFIFO[T](s.indexer, s.withInterning(nil))
 	s.fifo.replaced = s.indexer.Bookmark
+	s.fifo.inline = s.handleDeltas
 	return s
 }
 

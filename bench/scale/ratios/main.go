@@ -32,6 +32,7 @@ var metrics = []metric{
 	{unit: "upd-lag-ms"},
 	{unit: "upd-cpu-µs/update", ratioGoal: 0.5},
 	{unit: "heap-after-upd/sync", absGoal: 1.05},
+	{unit: "upd50-cpu-µs/update", ratioGoal: 0.5},
 	{unit: "api-cpu-s", ratioGoal: 1},
 	{unit: "api-alloc-MiB"},
 	{unit: "api-gc"},
