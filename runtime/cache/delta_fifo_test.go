@@ -323,4 +323,3 @@ func TestDeltaFIFOProcessesWatchEventsInlineOnlyWhenNothingIsQueued(t *testing.T
 		t.Fatalf("after Close: inlined %v, %d queued; want none inlined, 1 queued", inlined, f.Len())
 	}
 }
-
