@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/rest"
+
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
 // RESTResource is what a typed client's Watch puts into its request: the
@@ -228,11 +230,9 @@ type frameReader struct {
 	// buf[start:end] is read and not handed out yet.
 	buf        []byte
 	start, end int
-	// scanned is how far past start a JSON frame has been scanned, and
-	// depth, inString, escaped the scanner's state there.
-	scanned           int
-	depth             int
-	inString, escaped bool
+	// scanned is how far past start a JSON frame has been scanned.
+	scanned int
+	scanner jsoncodec.FrameScanner
 }
 
 // fill reads more, making room for at least need bytes from start.
@@ -302,34 +302,22 @@ func (f *frameReader) protobufFrame() ([]byte, error) {
 // jsonFrame returns the next JSON object of the stream.
 func (f *frameReader) jsonFrame() ([]byte, error) {
 	for {
-		for f.scanned == 0 && f.start < f.end && isJSONSpace(f.buf[f.start]) {
-			f.start++
-		}
-		for i := f.start + f.scanned; i < f.end; i++ {
-			c := f.buf[i]
-			switch {
-			case f.inString:
-				switch {
-				case f.escaped:
-					f.escaped = false
-				case c == '\\':
-					f.escaped = true
-				case c == '"':
-					f.inString = false
-				}
-			case f.depth == 0 && c != '{':
-				return nil, decodeError{fmt.Errorf("watch event is not a JSON object: starts with %q", c)}
-			case c == '"':
-				f.inString = true
-			case c == '{' || c == '[':
-				f.depth++
-			case c == '}' || c == ']':
-				if f.depth--; f.depth == 0 {
-					frame := f.buf[f.start : i+1]
-					f.start, f.scanned = i+1, 0
-					return frame, nil
-				}
+		if f.scanned == 0 {
+			for f.start < f.end && isJSONSpace(f.buf[f.start]) {
+				f.start++
 			}
+			if f.start < f.end && f.buf[f.start] != '{' {
+				return nil, decodeError{fmt.Errorf("watch event is not a JSON object: starts with %q", f.buf[f.start])}
+			}
+		}
+		n, ok, err := f.scanner.Scan(f.buf[f.start:f.end], f.scanned)
+		switch {
+		case err != nil:
+			return nil, decodeError{err}
+		case ok:
+			frame := f.buf[f.start : f.start+n]
+			f.start, f.scanned = f.start+n, 0
+			return frame, nil
 		}
 		f.scanned = f.end - f.start
 		if err := f.fill(f.end - f.start + 1); err != nil {

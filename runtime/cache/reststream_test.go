@@ -233,6 +233,8 @@ func TestBodyStreamReportsUndecodableEventsAsClientGo(t *testing.T) {
 			"object missing":     {[]byte(`{"type": "ADDED"}`), true},
 			"object null":        {[]byte(`{"type": "ADDED", "object": null}`), true},
 			"object of no kind":  {[]byte(`{"type": "ADDED", "object": {"metadata": {"name": "x"}}}`), true},
+			"control character":  {[]byte("{\"type\": \"ADDED\", \"object\": {\"kind\": \"A\x01\"}}"), false},
+			"nested too deep":    {[]byte(`{"type": "ADDED", "object": {"a": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}}`), false},
 		},
 	}
 	for mediaType, cases := range bodies {

@@ -30,19 +30,67 @@ func (framer) NewFrameReader(r io.ReadCloser) io.ReadCloser { return &frameReade
 
 func (framer) NewFrameWriter(w io.Writer) io.Writer { return json.Framer.NewFrameWriter(w) }
 
-var errFrameSyntax = errors.New("invalid JSON in the watch stream")
+// ErrFrameSyntax is FrameScanner's error for bytes that are no JSON
+// object or array.
+var ErrFrameSyntax = errors.New("invalid JSON in the watch stream")
+
+// FrameScanner finds where a JSON object or array ends by counting
+// brackets outside strings, across calls as more of a stream arrives. It
+// refuses what cannot be in one (a control character in a string, nesting
+// deeper than encoding/json's limit); the rest is checked by whoever
+// decodes the frame. Its zero value is ready for a frame.
+type FrameScanner struct {
+	depth             int
+	inString, escaped bool
+}
+
+// Scan goes on scanning the frame that buf starts with from buf[i:],
+// earlier calls having scanned buf[:i]. It returns the length of the frame
+// once its closing bracket is in buf, and is then ready for the next one;
+// ok is false when buf ends first.
+func (s *FrameScanner) Scan(buf []byte, i int) (n int, ok bool, err error) {
+	for ; i < len(buf); i++ {
+		c := buf[i]
+		if s.inString {
+			switch {
+			case s.escaped:
+				s.escaped = false
+			case c == '\\':
+				s.escaped = true
+			case c == '"':
+				s.inString = false
+			case c < 0x20:
+				return 0, false, ErrFrameSyntax
+			}
+			continue
+		}
+		switch {
+		case s.depth == 0 && c != '{' && c != '[':
+			return 0, false, ErrFrameSyntax
+		case c == '"':
+			s.inString = true
+		case c == '{' || c == '[':
+			if s.depth++; s.depth > maxDepth {
+				return 0, false, ErrFrameSyntax
+			}
+		case c == '}' || c == ']':
+			if s.depth--; s.depth == 0 {
+				return i + 1, true, nil
+			}
+		}
+	}
+	return 0, false, nil
+}
 
 type frameReader struct {
 	r io.ReadCloser
-	// buf[start:] holds bytes read and not yet returned; scan is how far
-	// the frame at start has been scanned, with depth, inString and
-	// escaped the scanner's state there.
-	buf              []byte
-	start, scan      int
-	depth            int
-	inString         bool
-	escaped, started bool
-	err              error
+	// buf[start:] holds bytes read and not yet returned; buf[start:scan]
+	// has been scanned, started telling whether a frame has begun.
+	buf         []byte
+	start, scan int
+	started     bool
+	scanner     FrameScanner
+	err         error
 	// remaining is the rest of a frame longer than the caller's buffer.
 	remaining []byte
 }
@@ -77,8 +125,7 @@ func (f *frameReader) next() ([]byte, error) {
 			return nil, err
 		} else if ok {
 			frame := f.buf[f.start:end]
-			f.start, f.scan = end, end
-			f.depth, f.inString, f.escaped, f.started = 0, false, false, false
+			f.start, f.scan, f.started = end, end, false
 			return frame, nil
 		}
 		if err := f.fill(); err != nil {
@@ -92,57 +139,23 @@ func (f *frameReader) next() ([]byte, error) {
 
 // scanFrame goes on scanning the frame at start; ok when it ends at end.
 func (f *frameReader) scanFrame() (end int, ok bool, err error) {
-	buf := f.buf
-	i := f.scan
 	if !f.started {
-		for i < len(buf) && isSpace(buf[i]) {
+		i := f.scan
+		for i < len(f.buf) && isSpace(f.buf[i]) {
 			i++
 		}
 		f.start, f.scan = i, i
-		if i == len(buf) {
+		if i == len(f.buf) {
 			return 0, false, nil
 		}
-		if c := buf[i]; c != '{' && c != '[' {
-			// Not an object: no watch event, whose decoding would
-			// fail anyway.
-			return 0, false, errFrameSyntax
-		}
-		f.started, f.depth = true, 1
-		i++
+		f.started = true
 	}
-	for ; i < len(buf); i++ {
-		c := buf[i]
-		if f.inString {
-			switch {
-			case f.escaped:
-				f.escaped = false
-			case c == '\\':
-				f.escaped = true
-			case c == '"':
-				f.inString = false
-			case c < 0x20:
-				return 0, false, errFrameSyntax
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			f.inString = true
-		case '{', '[':
-			f.depth++
-			if f.depth > maxDepth {
-				return 0, false, errFrameSyntax
-			}
-		case '}', ']':
-			f.depth--
-			if f.depth == 0 {
-				f.scan = i + 1
-				return i + 1, true, nil
-			}
-		}
+	n, ok, err := f.scanner.Scan(f.buf[f.start:], f.scan-f.start)
+	if !ok {
+		f.scan = len(f.buf)
+		return 0, false, err
 	}
-	f.scan = i
-	return 0, false, nil
+	return f.start + n, true, nil
 }
 
 // fill reads more of the stream, keeping the frame in progress.
