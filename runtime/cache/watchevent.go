@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
 // protobufWatchEvent reads a metav1.WatchEvent in protobuf, as the
@@ -192,25 +194,15 @@ func jsonValueEnd(b []byte, i int) (int, error) {
 		}
 		return 0, errors.New("watch event: unterminated string")
 	case '{', '[':
-		depth, inString := 0, false
-		for j := i; j < len(b); j++ {
-			c := b[j]
-			switch {
-			case inString && c == '\\':
-				j++
-			case inString:
-				inString = c != '"'
-			case c == '"':
-				inString = true
-			case c == '{' || c == '[':
-				depth++
-			case c == '}' || c == ']':
-				if depth--; depth == 0 {
-					return j + 1, nil
-				}
-			}
+		var s jsoncodec.FrameScanner
+		switch n, ok, err := s.Scan(b[i:], 0); {
+		case err != nil:
+			return 0, err
+		case !ok:
+			return 0, errors.New("watch event: unterminated object or array")
+		default:
+			return i + n, nil
 		}
-		return 0, errors.New("watch event: unterminated object or array")
 	}
 	j := i
 	for j < len(b) && !isJSONSpace(b[j]) && b[j] != ',' && b[j] != '}' && b[j] != ']' {

@@ -49,22 +49,31 @@ type FrameScanner struct {
 // once its closing bracket is in buf, and is then ready for the next one;
 // ok is false when buf ends first.
 func (s *FrameScanner) Scan(buf []byte, i int) (n int, ok bool, err error) {
-	for ; i < len(buf); i++ {
-		c := buf[i]
+	for i < len(buf) {
 		if s.inString {
-			switch {
-			case s.escaped:
+			if s.escaped {
 				s.escaped = false
-			case c == '\\':
+				i++
+			}
+			// Most of an object's bytes are in its strings.
+			for i < len(buf) && inString[buf[i]] {
+				i++
+			}
+			if i == len(buf) {
+				break
+			}
+			switch buf[i] {
+			case '\\':
 				s.escaped = true
-			case c == '"':
+			case '"':
 				s.inString = false
-			case c < 0x20:
+			default: // a control character
 				return 0, false, ErrFrameSyntax
 			}
+			i++
 			continue
 		}
-		switch {
+		switch c := buf[i]; {
 		case s.depth == 0 && c != '{' && c != '[':
 			return 0, false, ErrFrameSyntax
 		case c == '"':
@@ -78,9 +87,19 @@ func (s *FrameScanner) Scan(buf []byte, i int) (n int, ok bool, err error) {
 				return i + 1, true, nil
 			}
 		}
+		i++
 	}
 	return 0, false, nil
 }
+
+// inString marks the bytes a string holds that neither end it, start an
+// escape nor are refused.
+var inString = func() (t [256]bool) {
+	for c := 0x20; c < 0x100; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 type frameReader struct {
 	r io.ReadCloser

@@ -145,3 +145,86 @@ func TestFramerWritesAsJSONFramer(t *testing.T) {
 		t.Errorf("wrote %q, json.Framer %q", a.String(), b.String())
 	}
 }
+
+// referenceScan is FrameScanner.Scan one byte at a time, as it was before
+// its fast path through strings.
+func referenceScan(s *FrameScanner, buf []byte, i int) (int, bool, error) {
+	for ; i < len(buf); i++ {
+		c := buf[i]
+		if s.inString {
+			switch {
+			case s.escaped:
+				s.escaped = false
+			case c == '\\':
+				s.escaped = true
+			case c == '"':
+				s.inString = false
+			case c < 0x20:
+				return 0, false, ErrFrameSyntax
+			}
+			continue
+		}
+		switch {
+		case s.depth == 0 && c != '{' && c != '[':
+			return 0, false, ErrFrameSyntax
+		case c == '"':
+			s.inString = true
+		case c == '{' || c == '[':
+			if s.depth++; s.depth > maxDepth {
+				return 0, false, ErrFrameSyntax
+			}
+		case c == '}' || c == ']':
+			if s.depth--; s.depth == 0 {
+				return i + 1, true, nil
+			}
+		}
+	}
+	return 0, false, nil
+}
+
+// checkScanSplit scans data given in two calls, split at every byte, with
+// Scan and with referenceScan, and wants the same outcome and state.
+func checkScanSplit(t *testing.T, data []byte) {
+	t.Helper()
+	for split := 0; split <= len(data); split++ {
+		var got, want FrameScanner
+		type outcome struct {
+			n   int
+			ok  bool
+			err error
+		}
+		g := outcome{}
+		g.n, g.ok, g.err = got.Scan(data[:split], 0)
+		w := outcome{}
+		w.n, w.ok, w.err = referenceScan(&want, data[:split], 0)
+		if !g.ok && g.err == nil && !w.ok && w.err == nil {
+			g.n, g.ok, g.err = got.Scan(data, split)
+			w.n, w.ok, w.err = referenceScan(&want, data, split)
+		}
+		if g != w || got != want {
+			t.Fatalf("%q split at %d: %+v with state %+v; want %+v with %+v", data, split, g, got, w, want)
+		}
+	}
+}
+
+func TestFrameScannerMatchesAByteAtATimeScan(t *testing.T) {
+	seeds := append([]string{
+		`{"a":"\\"}`, `{"a":"\"\\\""}`, "{\"a\":\"\\\x01\"}", "{\"a\":\"x\x1fy\"}", `{"a":"é\u00e9"}` + "\xff",
+		`["a\\\\",{"b":"]}"}]`, `{"a":"` + strings.Repeat("xy", 300) + `"}`,
+	}, framerSeeds...)
+	for _, s := range seeds {
+		checkScanSplit(t, []byte(s))
+	}
+}
+
+func FuzzFrameScanner(f *testing.F) {
+	for _, s := range framerSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 4096 {
+			return
+		}
+		checkScanSplit(t, data)
+	})
+}
