@@ -15,14 +15,16 @@ import (
 // the managedFields' FieldsV1 JSON, which are often identical from one
 // object to the next (a quarter of a cached ConfigMap's heap in
 // bench/scale). Intern replaces such values by an equal one it has seen
-// before.
+// before. The same goes for managedFields' FieldsV1 and time, which a
+// decoder allocates on their own: objects written by one manager within
+// one second have equal ones.
 //
-// What it rewrites stays equal (== for strings, bytes.Equal for
+// What it rewrites stays equal (== for strings and times, bytes.Equal for
 // FieldsV1), so handlers and listers see objects deep-equal to what the
-// decoder gave. FieldsV1's bytes become shared between objects, which is
-// safe as long as nobody mutates a cached object in place, which client-go's
-// informer contract forbids anyway; the shared slices have no spare
-// capacity, so an append copies. Like any transform that edits in place
+// decoder gave. FieldsV1 and managedFields' times become shared between
+// objects, which is safe as long as nobody mutates a cached object in place,
+// which client-go's informer contract forbids anyway; FieldsV1's shared
+// bytes have no spare capacity, so an append copies. Like any transform that edits in place
 // (client-go allows that), it writes into the object it is given, which
 // must be the informer's own: client-go's fake tracker hands watchers its
 // stored objects for what it created between an informer's list and watch,
@@ -36,7 +38,8 @@ import (
 type Interner struct {
 	seed    maphash.Seed
 	strings [internSets][internWays]string
-	raws    [internRawSets][internWays][]byte
+	fields  [internRawSets][internWays]*metav1.FieldsV1
+	times   [internRawSets][internWays]*metav1.Time
 }
 
 const (
@@ -54,7 +57,7 @@ func NewInterner() *Interner { return &Interner{seed: maphash.MakeSeed()} }
 // Intern rewrites obj's metadata in place: the namespace, label keys and
 // short values, annotation keys and short values, finalizers, owner
 // references' apiVersion, kind and name, and managedFields' manager,
-// operation, apiVersion, fieldsType, subresource and FieldsV1. Names,
+// operation, apiVersion, fieldsType, subresource, FieldsV1 and time. Names,
 // UIDs and resourceVersions, unique to each object, are left alone.
 func (in *Interner) Intern(obj metav1.Object) {
 	if ns := obj.GetNamespace(); ns != "" {
@@ -82,7 +85,10 @@ func (in *Interner) Intern(obj metav1.Object) {
 		f.FieldsType = in.str(f.FieldsType)
 		f.Subresource = in.str(f.Subresource)
 		if f.FieldsV1 != nil && len(f.FieldsV1.Raw) > 0 {
-			f.FieldsV1.Raw = in.raw(f.FieldsV1.Raw)
+			f.FieldsV1 = in.fieldsV1(f.FieldsV1)
+		}
+		if f.Time != nil {
+			f.Time = in.time(f.Time)
 		}
 	}
 }
@@ -118,19 +124,33 @@ func (in *Interner) str(s string) string {
 	return s
 }
 
-// raw returns the remembered slice equal to b, or remembers b without
-// its spare capacity.
-func (in *Interner) raw(b []byte) []byte {
-	set := &in.raws[maphash.Bytes(in.seed, b)&(internRawSets-1)]
+// fieldsV1 returns the remembered FieldsV1 whose bytes equal f's, or
+// remembers f, without its bytes' spare capacity.
+func (in *Interner) fieldsV1(f *metav1.FieldsV1) *metav1.FieldsV1 {
+	set := &in.fields[maphash.Bytes(in.seed, f.Raw)&(internRawSets-1)]
 	for _, r := range set {
-		if bytes.Equal(r, b) {
+		if r == f || r != nil && bytes.Equal(r.Raw, f.Raw) {
 			return r
 		}
 	}
-	b = b[:len(b):len(b)]
+	f.Raw = f.Raw[:len(f.Raw):len(f.Raw)]
 	copy(set[1:], set[:internWays-1])
-	set[0] = b
-	return b
+	set[0] = f
+	return f
+}
+
+// time returns the remembered time equal to t (==, location included), or
+// remembers t.
+func (in *Interner) time(t *metav1.Time) *metav1.Time {
+	set := &in.times[maphash.Comparable(in.seed, t.Time)&(internRawSets-1)]
+	for _, r := range set {
+		if r == t || r != nil && r.Time == t.Time {
+			return r
+		}
+	}
+	copy(set[1:], set[:internWays-1])
+	set[0] = t
+	return t
 }
 
 // same reports whether a and b are the same bytes in memory.

@@ -34,6 +34,7 @@ func internFixture(name string) *corev1.ConfigMap {
 			ManagedFields: []metav1.ManagedFieldsEntry{{
 				Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate,
 				APIVersion: "v1", FieldsType: "FieldsV1", Subresource: "status",
+				Time:     &metav1.Time{Time: time.Date(2026, 11, 27, 4, 6, 0, 0, time.UTC)},
 				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{".":{},"f:k":{}}}`)},
 			}},
 		},
@@ -119,6 +120,12 @@ func TestInternShares(t *testing.T) {
 					t.Errorf("%s %q: two copies after Intern, want one", what, p[0])
 				}
 			}
+			if a.ManagedFields[0].FieldsV1 != b.ManagedFields[0].FieldsV1 {
+				t.Error("FieldsV1: two copies after Intern, want one")
+			}
+			if a.ManagedFields[0].Time != b.ManagedFields[0].Time {
+				t.Error("managedFields' time: two copies after Intern, want one")
+			}
 			if raw := a.ManagedFields[0].FieldsV1.Raw; cap(raw) != len(raw) {
 				t.Errorf("shared FieldsV1 has spare capacity %d: an append would write into every object's", cap(raw)-len(raw))
 			}
@@ -145,18 +152,30 @@ func mapKey(m map[string]string, k string) string {
 	return ""
 }
 
-// TestInternCollisions: when two values take turns in one slot, each
-// object still keeps a value equal to its own.
+// TestInternCollisions: when values take turns in one slot, each object
+// still keeps a value equal to its own.
 func TestInternCollisions(t *testing.T) {
 	in := NewInterner()
+	start := time.Date(2026, 11, 27, 4, 6, 0, 0, time.UTC)
 	for i := range 3 * internSets * internWays {
 		cm := internFixture("x")
 		cm.Namespace = strings.Clone("ns-" + strings.Repeat("n", i%7) + string(rune('a'+i%26)))
-		want := strings.Clone(cm.Namespace)
+		f := &cm.ManagedFields[0]
+		f.Time = &metav1.Time{Time: start.Add(time.Duration(i%37) * time.Second)}
+		f.FieldsV1 = &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:k` + strings.Repeat("k", i%41) + `":{}}}`)}
+		want := cm.DeepCopy()
 		in.Intern(cm)
-		if cm.Namespace != want {
-			t.Fatalf("namespace %q became %q", want, cm.Namespace)
+		if !reflect.DeepEqual(cm, want) {
+			t.Fatalf("after Intern:\n%#v\nwant\n%#v", cm, want)
 		}
+	}
+	// A time in another location is a different value.
+	utc, local := internFixture("u"), internFixture("l")
+	local.ManagedFields[0].Time = &metav1.Time{Time: utc.ManagedFields[0].Time.In(time.FixedZone("X", 3600))}
+	in.Intern(utc)
+	in.Intern(local)
+	if loc := local.ManagedFields[0].Time.Location(); loc.String() != "X" {
+		t.Errorf("a time in %s became one in %s", "X", loc)
 	}
 }
 
