@@ -23,8 +23,10 @@ import (
 // FieldsV1), so handlers and listers see objects deep-equal to what the
 // decoder gave. FieldsV1 and managedFields' times become shared between
 // objects, which is safe as long as nobody mutates a cached object in place,
-// which client-go's informer contract forbids anyway; FieldsV1's shared
-// bytes have no spare capacity, so an append copies. Like any transform that edits in place
+// which client-go's informer contract forbids anyway (decoding into a
+// cached object would now write into every object that shares the value).
+// FieldsV1's shared bytes have no spare capacity, so appending to them
+// copies. Like any transform that edits in place
 // (client-go allows that), it writes into the object it is given, which
 // must be the informer's own: client-go's fake tracker hands watchers its
 // stored objects for what it created between an informer's list and watch,

@@ -248,3 +248,14 @@ func TestInformerInterns(t *testing.T) {
 		}
 	}
 }
+
+// TestInternDoesNotAllocate: interning an object whose values are all
+// remembered allocates nothing.
+func TestInternDoesNotAllocate(t *testing.T) {
+	in := NewInterner()
+	cm := internFixture("a")
+	in.Intern(cm)
+	if n := testing.AllocsPerRun(100, func() { in.Intern(cm) }); n != 0 {
+		t.Errorf("%v allocations per Intern of an interned object, want 0", n)
+	}
+}
