@@ -40,7 +40,11 @@ func TestGolden(t *testing.T) {
 		dir := filepath.Dir(argsFile)
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			t.Parallel()
-			tmp := testmod.New(t, filepath.Join(dir, "in"), "example.com/"+filepath.Base(dir), requires(t, dir)...)
+			reqs := requires(t, dir)
+			tmp := testmod.New(t, filepath.Join(dir, "in"), "example.com/"+filepath.Base(dir), reqs...)
+			if len(reqs) > 0 {
+				testmod.Download(t, tmp)
+			}
 			cfg := config(t, argsFile, tmp)
 			changes, err := ctrlgen.Plan(cfg)
 			if err != nil {

@@ -62,6 +62,20 @@ func New(t testing.TB, src, path string, requires ...string) string {
 	return dir
 }
 
+// Download fetches, through the module proxy, what the module at dir needs
+// and the module cache lacks. What ctrlgen requires is there once its
+// tests build, but a module only a test case requires (and what it
+// requires) may not be on a fresh machine, and Go then runs offline.
+func Download(t testing.TB, dir string) {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go mod download in %s: %v\n%s", dir, err, out)
+	}
+}
+
 // Copy copies the files under src to dst; keep, when not nil, says which
 // (by path relative to src).
 func Copy(t testing.TB, src, dst string, keep func(rel string) bool) {
