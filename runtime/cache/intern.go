@@ -40,14 +40,14 @@ import (
 type Interner struct {
 	seed    maphash.Seed
 	strings [internSets][internWays]string
-	fields  [internRawSets][internWays]*metav1.FieldsV1
-	times   [internRawSets][internWays]*metav1.Time
+	fields  [internPointerSets][internWays]*metav1.FieldsV1
+	times   [internPointerSets][internWays]*metav1.Time
 }
 
 const (
-	internWays    = 4
-	internSets    = 1024 // a power of two
-	internRawSets = 256  // a power of two
+	internWays        = 4
+	internSets        = 1024 // a power of two
+	internPointerSets = 256  // a power of two: FieldsV1 and managedFields times
 	// maxInternedValue is the longest label or annotation value interned:
 	// longer ones (last-applied-configuration, checksums) are rarely shared.
 	maxInternedValue = 64
@@ -129,7 +129,7 @@ func (in *Interner) str(s string) string {
 // fieldsV1 returns the remembered FieldsV1 whose bytes equal f's, or
 // remembers f, without its bytes' spare capacity.
 func (in *Interner) fieldsV1(f *metav1.FieldsV1) *metav1.FieldsV1 {
-	set := &in.fields[maphash.Bytes(in.seed, f.Raw)&(internRawSets-1)]
+	set := &in.fields[maphash.Bytes(in.seed, f.Raw)&(internPointerSets-1)]
 	for _, r := range set {
 		if r == f || r != nil && bytes.Equal(r.Raw, f.Raw) {
 			return r
@@ -144,7 +144,7 @@ func (in *Interner) fieldsV1(f *metav1.FieldsV1) *metav1.FieldsV1 {
 // time returns the remembered time equal to t (==, location included), or
 // remembers t.
 func (in *Interner) time(t *metav1.Time) *metav1.Time {
-	set := &in.times[maphash.Comparable(in.seed, t.Time)&(internRawSets-1)]
+	set := &in.times[maphash.Comparable(in.seed, t.Time)&(internPointerSets-1)]
 	for _, r := range set {
 		if r == t || r != nil && r.Time == t.Time {
 			return r
