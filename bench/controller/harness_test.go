@@ -44,6 +44,8 @@ const (
 	// implCtrlgenUpdate is the mydemo controller on ctrlgen's runtime with
 	// the writes it made before server-side apply (updatewrites.go).
 	implCtrlgenUpdate = "ctrlgen-update"
+	// implNone runs nothing: the child's protocol alone, for its tests.
+	implNone = "none"
 )
 
 var impls = []string{implCtrlgen, implCtrlgenUpdate, implClientGo, implFloor}

@@ -1,0 +1,5 @@
+//go:build race
+
+package controllerbench
+
+const raceEnabled = true
