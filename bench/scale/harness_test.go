@@ -50,9 +50,12 @@ const (
 	kindMydemos    = "mydemos"
 	implCtrlgen    = "ctrlgen"
 	implClientGo   = "client-go"
+	// implFloor reads the watches ctrlgen's informer opens and decodes
+	// nothing (cmd/informer/floor.go): what the wire costs either side.
+	implFloor = "floor"
 )
 
-var impls = []string{implCtrlgen, implClientGo}
+var impls = []string{implCtrlgen, implClientGo, implFloor}
 
 // namespaces is how many namespaces the objects are spread over.
 const namespaces = 100

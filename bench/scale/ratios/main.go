@@ -1,7 +1,9 @@
 // Command ratios reads the output of BenchmarkInformer (sub-benchmarks
 // kind=K/impl=ctrlgen and kind=K/impl=client-go) and prints, per kind and
 // metric, the median of each side, ctrlgen's ratio to client-go and, where
-// issue 12 sets one, whether ctrlgen meets the goal.
+// issue 12 sets one, whether ctrlgen meets the goal; then, where the run
+// had it, the floor's median (impl=floor: the same watches, read and not
+// decoded) and its ratio to client-go, the least either side could reach.
 //
 // Usage: go run ./scale/ratios results/scale.txt
 package main
@@ -71,7 +73,7 @@ func main() {
 	}
 	for _, kind := range kinds {
 		fmt.Printf("%s (medians; n = rounds)\n", kind)
-		fmt.Printf("  %-20s %12s %12s %8s  %s\n", "metric", "ctrlgen", "client-go", "ratio", "goal")
+		fmt.Printf("  %-20s %12s %12s %8s  %-20s %10s %8s\n", "metric", "ctrlgen", "client-go", "ratio", "goal", "floor", "÷c-go")
 		for _, m := range metrics {
 			ours, theirs := samples[key{kind, "ctrlgen", m.unit}], samples[key{kind, "client-go", m.unit}]
 			if len(ours) == 0 || len(theirs) == 0 {
@@ -85,7 +87,11 @@ func main() {
 			case m.absGoal > 0:
 				goal = fmt.Sprintf("ctrlgen ≤ %.2f: %s", m.absGoal, verdict(o <= m.absGoal))
 			}
-			fmt.Printf("  %-20s %12.3f %12.3f %7.2f×  %s   (n=%d/%d)\n", m.unit, o, t, o/t, goal, len(ours), len(theirs))
+			floor := ""
+			if f := samples[key{kind, "floor", m.unit}]; len(f) > 0 {
+				floor = fmt.Sprintf("%10.3f %7.2f×", median(f), median(f)/t)
+			}
+			fmt.Printf("  %-20s %12.3f %12.3f %7.2f×  %-20s %s   (n=%d/%d)\n", m.unit, o, t, o/t, goal, floor, len(ours), len(theirs))
 		}
 	}
 }

@@ -4,7 +4,7 @@
 // lines, when it has synced and when the updates the harness announces on
 // stdin have been delivered (the protocol is bench/scale/internal/wire's).
 //
-//	informer -impl ctrlgen|client-go -kind configmaps|mydemos -kubeconfig FILE
+//	informer -impl ctrlgen|client-go|floor -kind configmaps|mydemos -kubeconfig FILE
 //	         [-cpuprofile FILE] [-memprofile FILE]
 //
 // ctrlgen's informers are what users get: for ConfigMaps the shipped
@@ -55,7 +55,7 @@ func main() {
 
 func run() error {
 	var (
-		impl       = flag.String("impl", "", "ctrlgen or client-go")
+		impl       = flag.String("impl", "", "ctrlgen, client-go or floor (floor.go)")
 		kind       = flag.String("kind", "", "configmaps or mydemos")
 		kubeconfig = flag.String("kubeconfig", "", "kubeconfig of the cluster")
 		cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the span from starting the informer to synced to this file")
@@ -117,7 +117,11 @@ func run() error {
 		return err
 	}
 	synced.PeakRSS = mem.HWM
-	synced.Objects = len(informer.GetStore().ListKeys())
+	if f, ok := informer.(*floor); ok {
+		synced.Objects = f.Objects()
+	} else {
+		synced.Objects = len(informer.GetStore().ListKeys())
+	}
 	synced.Adds = int(c.adds.Load())
 	if synced.Adds != synced.Objects {
 		return fmt.Errorf("synced with %d objects in the store but %d adds delivered", synced.Objects, synced.Adds)
@@ -197,6 +201,8 @@ func newInformer(cfg *rest.Config, impl, kind string) (runner, error) {
 			return ctrlgenConfigMaps(client), nil
 		case "client-go":
 			return clientGoConfigMaps(client), nil
+		case "floor":
+			return floorConfigMaps(client), nil
 		}
 	case "mydemos":
 		switch impl {
@@ -212,11 +218,17 @@ func newInformer(cfg *rest.Config, impl, kind string) (runner, error) {
 				return nil, err
 			}
 			return clientGoMydemos(client), nil
+		case "floor":
+			client, err := versioned.NewForConfig(cfg)
+			if err != nil {
+				return nil, err
+			}
+			return floorMydemos(client), nil
 		}
 	default:
 		return nil, fmt.Errorf("-kind %q: want configmaps or mydemos", kind)
 	}
-	return nil, fmt.Errorf("-impl %q: want ctrlgen or client-go", impl)
+	return nil, fmt.Errorf("-impl %q: want ctrlgen, client-go or floor", impl)
 }
 
 // counter is the handler: it counts adds, and updates that change the
