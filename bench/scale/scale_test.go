@@ -17,9 +17,9 @@ var (
 // testObjects is the size TestSides checks each side at.
 const testObjects = 300
 
-// TestSides runs both sides on both kinds at a small size through the
-// benchmark's harness: each must list every object, deliver every add,
-// then every update of both update phases.
+// TestSides runs every side (ctrlgen, client-go, the floor) on both kinds
+// at a small size through the benchmark's harness: each must list every
+// object, deliver every add, then every update of both update phases.
 func TestSides(t *testing.T) {
 	h := controlPlane(t)
 	for _, kind := range []string{kindConfigMaps, kindMydemos} {
