@@ -57,6 +57,12 @@ const (
 
 var impls = []string{implCtrlgen, implClientGo, implFloor}
 
+// http1Suffix on a side's name runs it with its clientset speaking
+// HTTP/1.1 (the informer's -http1): one connection per watch, read by the
+// goroutine that decodes it, where HTTP/2 has a read loop hand each
+// event's bytes on.
+const http1Suffix = "-http1"
+
 // namespaces is how many namespaces the objects are spread over.
 const namespaces = 100
 
@@ -418,7 +424,10 @@ func (h *harness) run(tb testing.TB, kind, impl string, n, total int, round int)
 	defer cancel()
 	h.settle(tb)
 
-	args := []string{"-impl", impl, "-kind", kind, "-kubeconfig", h.kubeconfig}
+	args := []string{"-impl", strings.TrimSuffix(impl, http1Suffix), "-kind", kind, "-kubeconfig", h.kubeconfig}
+	if strings.HasSuffix(impl, http1Suffix) {
+		args = append(args, "-http1")
+	}
 	if *profileDir != "" {
 		base := filepath.Join(*profileDir, fmt.Sprintf("%s-%s-r%d", kind, impl, round))
 		args = append(args, "-cpuprofile", base+".cpu.pprof", "-memprofile", base+".heap.pprof", "-updates-cpuprofile", base+".updates.cpu.pprof")

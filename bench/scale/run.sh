@@ -16,6 +16,8 @@
 #   BENCH_COUNT    rounds (default 5)
 #   BENCH_N        objects per kind (default 100000)
 #   BENCH_KINDS    kinds, comma-separated (default configmaps,mydemos)
+#   BENCH_IMPLS    sides, comma-separated (default ctrlgen,client-go,floor;
+#                  NAME-http1 runs a side with its clientset on HTTP/1.1)
 #   BENCH_OUT      the raw output file (default results/scale.txt)
 #   BENCH_PROFILE  a directory: every informer process writes a CPU
 #                  profile of its sync and heap profiles into it (this
@@ -26,6 +28,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
 count="${BENCH_COUNT:-5}"
 n="${BENCH_N:-100000}"
 kinds="${BENCH_KINDS:-configmaps,mydemos}"
+impls="${BENCH_IMPLS:-ctrlgen,client-go,floor}"
 profile=()
 if [[ -n "${BENCH_PROFILE:-}" ]]; then
 	mkdir -p "$BENCH_PROFILE"
@@ -49,12 +52,12 @@ go test -c -o "$tmp/scale.test" ./scale
 	echo "goversion: $(go env GOVERSION)"
 	echo "client-go: $(go list -m -f '{{.Version}}' k8s.io/client-go)"
 	echo "objects: $n"
-	echo "# scale.test -test.run '^\$' -test.bench BenchmarkInformer -test.benchtime 1x -test.count $count -objects $n -kinds $kinds ${profile[*]}"
+	echo "# scale.test -test.run '^\$' -test.bench BenchmarkInformer -test.benchtime 1x -test.count $count -objects $n -kinds $kinds -impls $impls ${profile[*]}"
 	echo "# load average before: $(load) on $(nproc) CPUs"
 } >"$tmp/out.txt"
 echo "run.sh: $count rounds of each side on $kinds, $n objects each" >&2
 if ! (cd scale && "$tmp/scale.test" -test.run '^$' -test.bench BenchmarkInformer -test.benchtime 1x \
-	-test.count "$count" -test.timeout 5h -objects "$n" -kinds "$kinds" "${profile[@]}" 2>"$tmp/stderr") | tee -a "$tmp/out.txt"; then
+	-test.count "$count" -test.timeout 5h -objects "$n" -kinds "$kinds" -impls "$impls" "${profile[@]}" 2>"$tmp/stderr") | tee -a "$tmp/out.txt"; then
 	echo "run.sh: the benchmark failed; the end of its stderr:" >&2
 	tail -n 50 "$tmp/stderr" >&2
 	exit 1

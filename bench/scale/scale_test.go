@@ -12,14 +12,16 @@ import (
 var (
 	objects = flag.Int("objects", 100000, "objects of each kind in the benchmark")
 	kinds   = flag.String("kinds", "configmaps,mydemos", "the kinds the benchmark runs, comma-separated")
+	sides   = flag.String("impls", strings.Join(impls, ","), "the sides the benchmark runs, comma-separated, in the order of its even rounds: "+strings.Join(impls, ", ")+", each also as NAME"+http1Suffix+" (its clientset speaking HTTP/1.1)")
 )
 
 // testObjects is the size TestSides checks each side at.
 const testObjects = 300
 
-// TestSides runs every side (ctrlgen, client-go, the floor) on both kinds
-// at a small size through the benchmark's harness: each must list every
-// object, deliver every add, then every update of both update phases.
+// TestSides runs every side (ctrlgen, client-go, the floor, and ctrlgen
+// on HTTP/1.1) on both kinds at a small size through the benchmark's
+// harness: each must list every object, deliver every add, then every
+// update of both update phases.
 func TestSides(t *testing.T) {
 	h := controlPlane(t)
 	for _, kind := range []string{kindConfigMaps, kindMydemos} {
@@ -27,7 +29,7 @@ func TestSides(t *testing.T) {
 		if total < testObjects {
 			t.Fatalf("%s: %d in the cluster after creating %d", kind, total, testObjects)
 		}
-		for _, impl := range impls {
+		for _, impl := range append(slices.Clone(impls), implCtrlgen+http1Suffix) {
 			t.Run(kind+"/"+impl, func(t *testing.T) {
 				r := h.run(t, kind, impl, testObjects, total, 0)
 				if r.First.N != testObjects/10 || r.Second.N != testObjects/2 {
@@ -89,7 +91,7 @@ var round atomic.Int64
 func BenchmarkInformer(b *testing.B) {
 	h := controlPlane(b)
 	r := int(round.Add(1) - 1)
-	order := slices.Clone(impls)
+	order := splitImpls(b)
 	if r%2 == 1 {
 		slices.Reverse(order)
 	}
@@ -146,6 +148,20 @@ func (r *result) add(o result) {
 	r.APIServerGCs += o.APIServerGCs
 	r.APIServerPeakRSS += o.APIServerPeakRSS
 	r.APIRSSBase += o.APIRSSBase
+}
+
+func splitImpls(b *testing.B) []string {
+	var out []string
+	for impl := range strings.SplitSeq(*sides, ",") {
+		switch {
+		case impl == "":
+		case slices.Contains(impls, strings.TrimSuffix(impl, http1Suffix)):
+			out = append(out, impl)
+		default:
+			b.Fatalf("-impls: unknown side %q", impl)
+		}
+	}
+	return out
 }
 
 func splitKinds(b *testing.B) []string {

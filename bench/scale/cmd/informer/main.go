@@ -5,7 +5,7 @@
 // stdin have been delivered (the protocol is bench/scale/internal/wire's).
 //
 //	informer -impl ctrlgen|client-go|floor -kind configmaps|mydemos -kubeconfig FILE
-//	         [-cpuprofile FILE] [-memprofile FILE]
+//	         [-http1] [-cpuprofile FILE] [-memprofile FILE]
 //
 // ctrlgen's informers are what users get: for ConfigMaps the shipped
 // factory github.com/ctrlgen/ctrlgen/runtime/kube/informers, for Mydemos
@@ -60,6 +60,7 @@ func run() error {
 		kubeconfig = flag.String("kubeconfig", "", "kubeconfig of the cluster")
 		cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the span from starting the informer to synced to this file")
 		memProfile = flag.String("memprofile", "", "write heap profiles to this file after sync and to FILE.updated after the last update phase (both after a GC)")
+		http1      = flag.Bool("http1", false, "the clientset speaks HTTP/1.1 (rest.Config.NextProtos), not HTTP/2")
 		updProfile = flag.String("updates-cpuprofile", "", "write a CPU profile of the update phases (from the first arming to the end of the last phase) to this file")
 	)
 	flag.Parse()
@@ -72,6 +73,9 @@ func run() error {
 	cfg, err := clientcmd.BuildConfigFromFlags("", *kubeconfig)
 	if err != nil {
 		return err
+	}
+	if *http1 {
+		cfg.NextProtos = []string{"http/1.1"}
 	}
 	informer, err := newInformer(cfg, *impl, *kind)
 	if err != nil {
