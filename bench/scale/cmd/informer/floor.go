@@ -9,10 +9,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	kubescheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -31,8 +31,12 @@ import (
 //
 // It streams the initial list (sendInitialEvents) and counts its events
 // as adds up to the bookmark that ends it, then leaves that watch, as
-// ctrlgen's informer does, and watches from the current resourceVersion,
-// counting every event but bookmarks as an update.
+// ctrlgen's informer does, and watches plainly again, counting MODIFIED
+// events as updates. Unlike the informer, which watches from the
+// bookmark's resourceVersion, it lists one object to learn the current
+// one, so as not to decode the bookmark: one small request more in its
+// sync, and events between the bookmark and that list would be missed,
+// which the harness, updating only after synced, does not make.
 type floor struct {
 	client   rest.Interface
 	resource string
@@ -93,16 +97,20 @@ func (f *floor) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+initial:
 	for {
 		e, err := events.next()
 		if err != nil {
 			return fmt.Errorf("the initial events: %w", err)
 		}
-		if events.bookmark(e) {
+		switch events.eventType(e) {
+		case watch.Bookmark:
 			if bytes.Contains(e, []byte(metav1.InitialEventsAnnotationKey)) {
-				break
+				break initial
 			}
 			continue
+		case watch.Error:
+			return fmt.Errorf("the initial events: an error event: %q", e[:min(len(e), 512)])
 		}
 		f.objects++
 		f.handler.OnAdd(floorNew, true)
@@ -123,20 +131,24 @@ func (f *floor) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if !events.bookmark(e) {
+		switch events.eventType(e) {
+		case watch.Modified:
 			f.handler.OnUpdate(floorOld, floorNew)
+		case watch.Error:
+			return fmt.Errorf("an error event: %q", e[:min(len(e), 512)])
 		}
 	}
 }
 
-// watch sends the request ctrlgen's informer sends (cache.RESTWatchStream).
+// watch sends a watch request as ctrlgen's informer does
+// (cache.RESTWatchStream), without timeoutSeconds: the server's default
+// (30 to 60 minutes) outlasts a run, and the floor does not watch again.
 func (f *floor) watch(ctx context.Context, opts metav1.ListOptions) (*floorEvents, error) {
 	opts.Watch = true
 	body, err := f.client.Get().
 		UseProtobufAsDefaultIfPreferred(f.protobuf).
 		Resource(f.resource).
 		VersionedParams(&opts, f.params).
-		Timeout(10 * time.Minute).
 		Throttle(nil).
 		Stream(ctx)
 	if err != nil {
@@ -179,10 +191,17 @@ func (e *floorEvents) next() ([]byte, error) {
 	}
 }
 
-// bookmark tells a bookmark event by its type, which both encodings put
-// near the start of the event.
-func (e *floorEvents) bookmark(event []byte) bool {
-	return bytes.Contains(event[:min(len(event), 64)], []byte("BOOKMARK"))
+// eventType reads an event's type, which both encodings put first: the
+// protobuf WatchEvent's field 1 a few bytes into the frame, JSON's
+// {"type":...} key. Anything else is "".
+func (e *floorEvents) eventType(event []byte) watch.EventType {
+	head := event[:min(len(event), 64)]
+	for _, t := range []watch.EventType{watch.Modified, watch.Added, watch.Deleted, watch.Bookmark, watch.Error} {
+		if bytes.Contains(head, []byte(t)) {
+			return t
+		}
+	}
+	return ""
 }
 
 // floorConfigMaps is the floor under ctrlgen's ConfigMap informer, on the
