@@ -151,28 +151,26 @@ func (r *result) add(o result) {
 }
 
 func splitImpls(b *testing.B) []string {
-	var out []string
-	for impl := range strings.SplitSeq(*sides, ",") {
-		switch {
-		case impl == "":
-		case slices.Contains(impls, strings.TrimSuffix(impl, http1Suffix)):
-			out = append(out, impl)
-		default:
-			b.Fatalf("-impls: unknown side %q", impl)
-		}
-	}
-	return out
+	return splitFlag(b, "impls", *sides, func(impl string) bool {
+		return slices.Contains(impls, strings.TrimSuffix(impl, http1Suffix))
+	})
 }
 
 func splitKinds(b *testing.B) []string {
+	return splitFlag(b, "kinds", *kinds, func(kind string) bool { return kind == kindConfigMaps || kind == kindMydemos })
+}
+
+// splitFlag splits the comma-separated value of flag name, refusing what
+// known does not know.
+func splitFlag(b *testing.B, name, value string, known func(string) bool) []string {
 	var out []string
-	for k := range strings.SplitSeq(*kinds, ",") {
-		switch k {
-		case kindConfigMaps, kindMydemos:
-			out = append(out, k)
-		case "":
+	for v := range strings.SplitSeq(value, ",") {
+		switch {
+		case v == "":
+		case known(v):
+			out = append(out, v)
 		default:
-			b.Fatalf("-kinds: unknown kind %q", k)
+			b.Fatalf("-%s: unknown %q", name, v)
 		}
 	}
 	return out

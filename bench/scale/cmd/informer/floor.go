@@ -177,7 +177,10 @@ func (e *floorEvents) next() ([]byte, error) {
 		if size > 16<<20 {
 			return nil, fmt.Errorf("a frame of %d bytes", size)
 		}
-		e.buf = append(e.buf[:0], make([]byte, size)...)
+		if cap(e.buf) < size {
+			e.buf = make([]byte, size)
+		}
+		e.buf = e.buf[:size]
 		_, err := io.ReadFull(e.r, e.buf)
 		return e.buf, err
 	}
@@ -207,31 +210,29 @@ func (e *floorEvents) eventType(event []byte) watch.EventType {
 // floorConfigMaps is the floor under ctrlgen's ConfigMap informer, on the
 // same protobuf clientset.
 func floorConfigMaps(client kubernetes.Interface) runner {
-	return &floor{
-		client: client.CoreV1().RESTClient(), resource: "configmaps", protobuf: true, params: kubescheme.ParameterCodec,
-		resourceVersion: func(ctx context.Context) (string, error) {
-			l, err := client.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, metav1.ListOptions{Limit: 1})
-			if err != nil {
-				return "", err
-			}
-			return l.ResourceVersion, nil
-		},
-		synced: make(chan struct{}),
-	}
+	return newFloor(client.CoreV1().RESTClient(), "configmaps", true, kubescheme.ParameterCodec,
+		currentResourceVersion(client.CoreV1().ConfigMaps(metav1.NamespaceAll).List))
 }
 
 // floorMydemos is the floor under ctrlgen's Mydemo informer, on the same
 // generated clientset.
 func floorMydemos(client versioned.Interface) runner {
-	return &floor{
-		client: client.CrddemoV1().RESTClient(), resource: "mydemos", params: mydemoscheme.ParameterCodec,
-		resourceVersion: func(ctx context.Context) (string, error) {
-			l, err := client.CrddemoV1().Mydemos(metav1.NamespaceAll).List(ctx, metav1.ListOptions{Limit: 1})
-			if err != nil {
-				return "", err
-			}
-			return l.ResourceVersion, nil
-		},
-		synced: make(chan struct{}),
+	return newFloor(client.CrddemoV1().RESTClient(), "mydemos", false, mydemoscheme.ParameterCodec,
+		currentResourceVersion(client.CrddemoV1().Mydemos(metav1.NamespaceAll).List))
+}
+
+func newFloor(client rest.Interface, resource string, protobuf bool, params runtime.ParameterCodec, resourceVersion func(context.Context) (string, error)) *floor {
+	return &floor{client: client, resource: resource, protobuf: protobuf, params: params, resourceVersion: resourceVersion, synced: make(chan struct{})}
+}
+
+// currentResourceVersion lists one object with a typed client's List to
+// learn the current resourceVersion.
+func currentResourceVersion[L metav1.ListInterface](list func(context.Context, metav1.ListOptions) (L, error)) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		l, err := list(ctx, metav1.ListOptions{Limit: 1})
+		if err != nil {
+			return "", err
+		}
+		return l.GetResourceVersion(), nil
 	}
 }
