@@ -7,6 +7,11 @@
 // only, those during which the rest of the machine used less than a
 // second of CPU (metric other-cpu-s), when some were not quiet.
 //
+// With the processes' own CPU (metric ctrl-cpu-s) it compares what each
+// controller spends beyond the floor, ctrlgen's against client-go's (goal
+// ≤ 0.5×): by the medians of the processes, and by the medians of each
+// round's differences from that round's floor.
+//
 // With impl=ctrlgen-update runs (the same controller with update writes
 // instead of server-side apply) it also compares the two: the medians of
 // the time, the requests per Mydemo, and the apiserver's and the control
@@ -128,6 +133,62 @@ func controllerCPU(runs []run, keep func(run) bool) {
 			fmt.Printf("  %s's CPU beyond the floor vs client-go's: %.2f× (goal ≤ 0.5×): %s\n", impl, ratio, verdict(ratio <= 0.5))
 		}
 	}
+	beyondFloorByRound(runs, keep)
+}
+
+// beyondFloorByRound measures each controller's CPU beyond the floor of
+// its own round, since the floor moves from round to round by as much as
+// a controller adds to it. It prints, per round, ctrlgen's and client-go's
+// CPU beyond that round's floor, and the ratio of their medians over the
+// rounds.
+func beyondFloorByRound(runs []run, keep func(run) bool) {
+	for _, impl := range []string{"ctrlgen", "ctrlgen-update"} {
+		ours, theirs := roundsBeyondFloor(runs, keep, impl)
+		if len(ours) == 0 {
+			continue
+		}
+		line := ""
+		for i := range ours {
+			line += fmt.Sprintf(" %+.2f/%+.2f", ours[i], theirs[i])
+		}
+		o, t := median(ours), median(theirs)
+		fmt.Printf("  %s vs client-go, CPU beyond each round's floor (s):%s\n", impl, line)
+		if t <= 0 {
+			fmt.Printf("    medians %+.2f vs %+.2f s: client-go adds nothing measurable to the floor\n", o, t)
+			continue
+		}
+		fmt.Printf("    medians %+.2f vs %+.2f s: %.2f× (goal ≤ 0.5×): %s over %d rounds\n", o, t, o/t, verdict(o/t <= 0.5), len(ours))
+	}
+}
+
+// roundsBeyondFloor pairs the runs of each round (the i-th run of every
+// implementation, in the order of the file) and returns, for the rounds
+// where impl, client-go and the floor all have a kept run with ctrl-cpu-s,
+// impl's and client-go's CPU minus the floor's.
+func roundsBeyondFloor(runs []run, keep func(run) bool, impl string) (ours, theirs []float64) {
+	var rounds []map[string]float64
+	seen := map[string]int{}
+	for _, r := range runs {
+		i := seen[r.impl]
+		seen[r.impl]++
+		v, ok := r.values["ctrl-cpu-s"]
+		if !ok || !keep(r) {
+			continue
+		}
+		for len(rounds) <= i {
+			rounds = append(rounds, map[string]float64{})
+		}
+		rounds[i][r.impl] = v
+	}
+	for _, rd := range rounds {
+		f, okf := rd["floor"]
+		g, okg := rd["client-go"]
+		c, okc := rd[impl]
+		if okf && okg && okc {
+			ours, theirs = append(ours, c-f), append(theirs, g-f)
+		}
+	}
+	return ours, theirs
 }
 
 func verdict(met bool) string {
