@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"testing"
@@ -28,6 +29,9 @@ const (
 	childImpl       = "CTRLBENCH_CHILD_IMPL"
 	childKubeconfig = "CTRLBENCH_CHILD_KUBECONFIG"
 	childN          = "CTRLBENCH_CHILD_N"
+	// childProfileDir, when set (run.sh's BENCH_PROFILE), is where each
+	// child writes a CPU profile of its run, from "ready" to "stop".
+	childProfileDir = "CTRLBENCH_PROFILE_DIR"
 )
 
 // childCommand is what the benchmark asks: "stats" (the client's totals
@@ -215,8 +219,12 @@ func runChild(impl string) error {
 			c.Stop()
 			return err
 		}
-	case implClientGo:
-		client, clientStats, err := NewClient(kubeconfig)
+	case implClientGo, implClientGoClientGen:
+		newClient := NewClient
+		if impl == implClientGoClientGen {
+			newClient = NewClientGenClient
+		}
+		client, clientStats, err := newClient(kubeconfig)
 		if err != nil {
 			return err
 		}
@@ -247,6 +255,11 @@ func runChild(impl string) error {
 	default:
 		return fmt.Errorf("unknown implementation %q", impl)
 	}
+	stopProfile, err := startProfile(impl)
+	if err != nil {
+		stop()
+		return err
+	}
 	if err := out.Encode(childReply{Event: "ready"}); err != nil {
 		return err
 	}
@@ -270,7 +283,7 @@ func runChild(impl string) error {
 			if impl != implNone {
 				quiesce(stats)
 			}
-			err = stop()
+			err = errors.Join(stop(), stopProfile())
 			if mem, merr := procstat.Mem("self"); merr == nil {
 				r.PeakRSS = mem.HWM
 			}
@@ -289,6 +302,28 @@ func runChild(impl string) error {
 			return err
 		}
 	}
+}
+
+// startProfile starts a CPU profile of the child into a new file of
+// $CTRLBENCH_PROFILE_DIR named after impl, if that is set, and returns
+// what stops and writes it.
+func startProfile(impl string) (stop func() error, err error) {
+	dir := os.Getenv(childProfileDir)
+	if dir == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.CreateTemp(dir, impl+"-*.cpu.pprof")
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // TestChildStopReplyIsRead stops children that exit the moment they have

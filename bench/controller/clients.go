@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/client-go/util/flowcontrol"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/clientgen"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 )
 
@@ -58,6 +59,18 @@ type Clients struct {
 // then one rate limiter shared by both, as manager.Context.ClientConfig
 // gives them), whose stats the second result reports.
 func NewClient(kubeconfig string) (Clients, func() ClientStats, error) {
+	return newClients(kubeconfig, false)
+}
+
+// NewClientGenClient is NewClient with the Mydemo clientset's REST client
+// as client-gen's NewForConfig makes it: apimachinery's JSON serializer
+// (rest.CodecFactoryForGeneratedClient) instead of ctrlgen's generated
+// decoders.
+func NewClientGenClient(kubeconfig string) (Clients, func() ClientStats, error) {
+	return newClients(kubeconfig, true)
+}
+
+func newClients(kubeconfig string, clientGen bool) (Clients, func() ClientStats, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return Clients{}, nil, err
@@ -66,7 +79,12 @@ func NewClient(kubeconfig string) (Clients, func() ClientStats, error) {
 	// The limiter NewForConfig would build from QPS and Burst, counted.
 	limiter := &countingLimiter{RateLimiter: flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)}
 	cfg.RateLimiter = limiter
-	md, err := versioned.NewForConfig(rest.CopyConfig(cfg))
+	var md versioned.Interface
+	if clientGen {
+		md, err = clientgen.MydemoClient(cfg, "")
+	} else {
+		md, err = versioned.NewForConfig(rest.CopyConfig(cfg))
+	}
 	if err != nil {
 		return Clients{}, nil, err
 	}

@@ -44,11 +44,16 @@ const (
 	// implCtrlgenUpdate is the mydemo controller on ctrlgen's runtime with
 	// the writes it made before server-side apply (updatewrites.go).
 	implCtrlgenUpdate = "ctrlgen-update"
+	// implClientGoClientGen is the client-go controller with the Mydemo
+	// clientset's REST client as client-gen makes it (apimachinery's JSON
+	// serializer), as a code-generator user has it; implClientGo shares
+	// ctrlgen's clientset, with its generated JSON decoders.
+	implClientGoClientGen = "client-go-clientgen"
 	// implNone runs nothing: the child's protocol alone, for its tests.
 	implNone = "none"
 )
 
-var impls = []string{implCtrlgen, implCtrlgenUpdate, implClientGo, implFloor}
+var impls = []string{implCtrlgen, implCtrlgenUpdate, implClientGo, implClientGoClientGen, implFloor}
 
 // harness is the control plane every test and benchmark of the process
 // shares: one testenv (etcd, kube-apiserver, kube-controller-manager with

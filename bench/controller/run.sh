@@ -24,6 +24,10 @@
 #   BENCH_N      Mydemos per run (default 5000)
 #   BENCH_OUT    where the raw output goes, relative to bench/ (default
 #                results/controller.txt)
+#   BENCH_PROFILE a directory: each implementation's process writes a
+#                CPU profile of its run (from its caches synced to its
+#                stop) into it, as IMPL-*.cpu.pprof; profiling costs the
+#                processes a little CPU, so use a separate run
 #   TMPDIR       where testenv keeps etcd's data; on this VM's disk etcd's
 #                fsyncs slow the whole control plane after heavy file
 #                churn, TMPDIR=/dev/shm keeps it in memory
@@ -32,6 +36,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
 
 count="${BENCH_COUNT:-3}"
 n="${BENCH_N:-5000}"
+if [[ -n "${BENCH_PROFILE:-}" ]]; then
+	mkdir -p "$BENCH_PROFILE"
+	export CTRLBENCH_PROFILE_DIR="$(cd "$BENCH_PROFILE" && pwd)"
+fi
 
 bin="${CTRLGEN_CONTROLPLANE_BIN:-$(cd .. && pwd)/.cache/bin/ctrlplane}"
 if [[ ! -x "$bin" ]]; then

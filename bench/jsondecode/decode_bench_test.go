@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/rest"
 	kjson "sigs.k8s.io/json"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/clientgen"
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
@@ -166,26 +167,11 @@ type impl struct {
 }
 
 var impls = []impl{
-	{"client-go", jsonWire, func(cfg *rest.Config) (versioned.Interface, error) { return clientGenClient(cfg, "") }},
+	{"client-go", jsonWire, func(cfg *rest.Config) (versioned.Interface, error) { return clientgen.MydemoClient(cfg, "") }},
 	{"ctrlgen", jsonWire, func(cfg *rest.Config) (versioned.Interface, error) { return versioned.NewForConfig(cfg) }},
 	{"client-go-cbor", cborWire, func(cfg *rest.Config) (versioned.Interface, error) {
-		return clientGenClient(cfg, runtime.ContentTypeCBOR)
+		return clientgen.MydemoClient(cfg, runtime.ContentTypeCBOR)
 	}},
-}
-
-// clientGenClient is the clientset with client-gen v0.37.2's REST client.
-func clientGenClient(cfg *rest.Config, contentType string) (versioned.Interface, error) {
-	config := rest.CopyConfig(cfg)
-	gv := crddemov1.SchemeGroupVersion
-	config.GroupVersion = &gv
-	config.APIPath = "/apis"
-	config.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
-	config.ContentType = contentType
-	client, err := rest.RESTClientFor(config)
-	if err != nil {
-		return nil, err
-	}
-	return versioned.New(client), nil
 }
 
 // BenchmarkMydemoWatch: one watch event (MODIFIED, one Mydemo) received

@@ -104,10 +104,12 @@ func report(runs []run, keep func(run) bool) bool {
 // controllerCPU compares the implementations' own processes (metrics
 // ctrl-cpu-s and ctrl-peak-MB, in runs that have them): the CPU each
 // controller spends beyond what the floor's bare writes cost, ctrlgen's
-// against client-go's (goal ≤ 0.5×), by the medians.
+// against client-go's (goal ≤ 0.5×), by the medians, for each client-go
+// side the runs have: client-go (over ctrlgen's clientset) and
+// client-go-clientgen (over client-gen's).
 func controllerCPU(runs []run, keep func(run) bool) {
 	med := map[string][2]float64{}
-	for _, impl := range []string{"ctrlgen", "ctrlgen-update", "client-go", "floor"} {
+	for _, impl := range slices.Concat(ctrlgenImpls, clientGoImpls, []string{"floor"}) {
 		var rs []run
 		for _, r := range runs {
 			if r.impl == impl && keep(r) {
@@ -117,24 +119,31 @@ func controllerCPU(runs []run, keep func(run) bool) {
 		med[impl] = [2]float64{medianOf(rs, "ctrl-cpu-s"), medianOf(rs, "ctrl-peak-MB")}
 	}
 	floor := med["floor"][0]
-	if floor == 0 || med["client-go"][0] == 0 {
+	if floor == 0 {
 		return
 	}
 	fmt.Println("  the controller's own process, medians (CPU during the span; peak RSS over its life):")
-	for _, impl := range []string{"ctrlgen", "ctrlgen-update", "client-go", "floor"} {
+	for _, impl := range slices.Concat(ctrlgenImpls, clientGoImpls, []string{"floor"}) {
 		if m := med[impl]; m[0] > 0 {
-			fmt.Printf("    %-15s %6.2f s CPU (%+.2f s beyond the floor), %6.1f MiB\n", impl, m[0], m[0]-floor, m[1])
+			fmt.Printf("    %-20s %6.2f s CPU (%+.2f s beyond the floor), %6.1f MiB\n", impl, m[0], m[0]-floor, m[1])
 		}
 	}
-	theirs := med["client-go"][0] - floor
-	for _, impl := range []string{"ctrlgen", "ctrlgen-update"} {
-		if m := med[impl]; m[0] > 0 && theirs > 0 {
-			ratio := (m[0] - floor) / theirs
-			fmt.Printf("  %s's CPU beyond the floor vs client-go's: %.2f× (goal ≤ 0.5×): %s\n", impl, ratio, verdict(ratio <= 0.5))
+	for _, ref := range clientGoImpls {
+		theirs := med[ref][0] - floor
+		for _, impl := range ctrlgenImpls {
+			if m := med[impl]; m[0] > 0 && med[ref][0] > 0 && theirs > 0 {
+				ratio := (m[0] - floor) / theirs
+				fmt.Printf("  %s's CPU beyond the floor vs %s's: %.2f× (goal ≤ 0.5×): %s\n", impl, ref, ratio, verdict(ratio <= 0.5))
+			}
 		}
 	}
 	beyondFloorByRound(runs, keep)
 }
+
+var (
+	ctrlgenImpls  = []string{"ctrlgen", "ctrlgen-update"}
+	clientGoImpls = []string{"client-go", "client-go-clientgen"}
+)
 
 // beyondFloorByRound measures each controller's CPU beyond the floor of
 // its own round, since the floor moves from round to round by as much as
@@ -142,30 +151,32 @@ func controllerCPU(runs []run, keep func(run) bool) {
 // CPU beyond that round's floor, and the ratio of their medians over the
 // rounds.
 func beyondFloorByRound(runs []run, keep func(run) bool) {
-	for _, impl := range []string{"ctrlgen", "ctrlgen-update"} {
-		ours, theirs := roundsBeyondFloor(runs, keep, impl)
-		if len(ours) == 0 {
-			continue
+	for _, ref := range clientGoImpls {
+		for _, impl := range ctrlgenImpls {
+			ours, theirs := roundsBeyondFloor(runs, keep, impl, ref)
+			if len(ours) == 0 {
+				continue
+			}
+			line := ""
+			for i := range ours {
+				line += fmt.Sprintf(" %+.2f/%+.2f", ours[i], theirs[i])
+			}
+			o, t := median(ours), median(theirs)
+			fmt.Printf("  %s vs %s, CPU beyond each round's floor (s):%s\n", impl, ref, line)
+			if t <= 0 {
+				fmt.Printf("    medians %+.2f vs %+.2f s: %s adds nothing measurable to the floor\n", o, t, ref)
+				continue
+			}
+			fmt.Printf("    medians %+.2f vs %+.2f s: %.2f× (goal ≤ 0.5×): %s over %d rounds\n", o, t, o/t, verdict(o/t <= 0.5), len(ours))
 		}
-		line := ""
-		for i := range ours {
-			line += fmt.Sprintf(" %+.2f/%+.2f", ours[i], theirs[i])
-		}
-		o, t := median(ours), median(theirs)
-		fmt.Printf("  %s vs client-go, CPU beyond each round's floor (s):%s\n", impl, line)
-		if t <= 0 {
-			fmt.Printf("    medians %+.2f vs %+.2f s: client-go adds nothing measurable to the floor\n", o, t)
-			continue
-		}
-		fmt.Printf("    medians %+.2f vs %+.2f s: %.2f× (goal ≤ 0.5×): %s over %d rounds\n", o, t, o/t, verdict(o/t <= 0.5), len(ours))
 	}
 }
 
 // roundsBeyondFloor pairs the runs of each round (the i-th run of every
 // implementation, in the order of the file) and returns, for the rounds
-// where impl, client-go and the floor all have a kept run with ctrl-cpu-s,
-// impl's and client-go's CPU minus the floor's.
-func roundsBeyondFloor(runs []run, keep func(run) bool, impl string) (ours, theirs []float64) {
+// where impl, ref and the floor all have a kept run with ctrl-cpu-s,
+// impl's and ref's CPU minus the floor's.
+func roundsBeyondFloor(runs []run, keep func(run) bool, impl, ref string) (ours, theirs []float64) {
 	var rounds []map[string]float64
 	seen := map[string]int{}
 	for _, r := range runs {
@@ -182,7 +193,7 @@ func roundsBeyondFloor(runs []run, keep func(run) bool, impl string) (ours, thei
 	}
 	for _, rd := range rounds {
 		f, okf := rd["floor"]
-		g, okg := rd["client-go"]
+		g, okg := rd[ref]
 		c, okc := rd[impl]
 		if okf && okg && okc {
 			ours, theirs = append(ours, c-f), append(theirs, g-f)

@@ -28,7 +28,7 @@ func TestRoundsBeyondFloorPairsTheRunsOfEachRound(t *testing.T) {
 		return s
 	}
 
-	ours, theirs := roundsBeyondFloor(runs, func(run) bool { return true }, "ctrlgen-update")
+	ours, theirs := roundsBeyondFloor(runs, func(run) bool { return true }, "ctrlgen-update", "client-go")
 	if want := []float64{0.5, 0.2, 0.1}; !slices.Equal(roundAll(ours), want) {
 		t.Errorf("ctrlgen-update beyond the floor %v, want %v", ours, want)
 	}
@@ -37,7 +37,7 @@ func TestRoundsBeyondFloorPairsTheRunsOfEachRound(t *testing.T) {
 	}
 
 	quiet := func(r run) bool { return r.otherCPU < quietCPU }
-	ours, theirs = roundsBeyondFloor(runs, quiet, "ctrlgen-update")
+	ours, theirs = roundsBeyondFloor(runs, quiet, "ctrlgen-update", "client-go")
 	if want := []float64{0.5, 0.1}; !slices.Equal(roundAll(ours), want) {
 		t.Errorf("quiet rounds only: ctrlgen-update %v, want %v (round 2 dropped)", ours, want)
 	}
@@ -45,7 +45,7 @@ func TestRoundsBeyondFloorPairsTheRunsOfEachRound(t *testing.T) {
 		t.Errorf("quiet rounds only: client-go %v, want %v", theirs, want)
 	}
 
-	if ours, _ := roundsBeyondFloor(runs, quiet, "ctrlgen"); ours != nil {
+	if ours, _ := roundsBeyondFloor(runs, quiet, "ctrlgen", "client-go"); ours != nil {
 		t.Errorf("ctrlgen has no runs, got %v", ours)
 	}
 }

@@ -9,32 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	mydemoclient "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
-	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
 )
-
-// clientGenMydemoClient is the example's clientset with the REST client
-// client-gen v0.37.2's setConfigDefaults makes: apimachinery's JSON
-// serializer, without ctrlgen's generated decoders.
-func clientGenMydemoClient(cfg *rest.Config) (mydemoclient.Interface, error) {
-	config := rest.CopyConfig(cfg)
-	gv := crddemov1.SchemeGroupVersion
-	config.GroupVersion = &gv
-	config.APIPath = "/apis"
-	config.NegotiatedSerializer = rest.CodecFactoryForGeneratedClient(scheme.Scheme, scheme.Codecs).WithoutConversion()
-	if config.UserAgent == "" {
-		config.UserAgent = rest.DefaultKubernetesUserAgent()
-	}
-	client, err := rest.RESTClientFor(config)
-	if err != nil {
-		return nil, err
-	}
-	return mydemoclient.New(client), nil
-}
 
 // clientGoConfigMaps is the ConfigMap informer of client-go's factory, with
 // its defaults.

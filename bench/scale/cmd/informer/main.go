@@ -16,7 +16,7 @@
 // kubernetes one speaking protobuf for ConfigMaps, the example's generated
 // one speaking JSON for Mydemos, which ctrlgen's side uses as generated
 // (decoding with its generated JSON decoders) and client-go's with the
-// serializer client-gen's clients have (clientGenMydemoClient).
+// serializer client-gen's clients have (clientgen.MydemoClient).
 package main
 
 import (
@@ -41,6 +41,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/clientgen"
 	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 	"github.com/ctrlgen/ctrlgen/bench/scale/internal/wire"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
@@ -217,7 +218,7 @@ func newInformer(cfg *rest.Config, impl, kind string) (runner, error) {
 			}
 			return ctrlgenMydemos(client), nil
 		case "client-go":
-			client, err := clientGenMydemoClient(cfg)
+			client, err := clientgen.MydemoClient(cfg, "")
 			if err != nil {
 				return nil, err
 			}
