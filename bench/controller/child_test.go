@@ -2,6 +2,7 @@ package controllerbench
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +10,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -74,10 +78,15 @@ type child struct {
 const replyTimeout = 15 * time.Minute
 
 // startChild starts impl in its own process against kubeconfig and waits
-// for its caches, at most timeout.
-func startChild(impl, kubeconfig string, n int, timeout time.Duration) (*child, error) {
+// for its caches, at most timeout. Unless profile is set, the child writes
+// no profile whatever $CTRLBENCH_PROFILE_DIR says.
+func startChild(impl, kubeconfig string, n int, timeout time.Duration, profile bool) (*child, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
-	cmd.Env = append(os.Environ(), childImpl+"="+impl, childKubeconfig+"="+kubeconfig, childN+"="+strconv.Itoa(n))
+	env := os.Environ()
+	if !profile {
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, childProfileDir+"=") })
+	}
+	cmd.Env = append(env, childImpl+"="+impl, childKubeconfig+"="+kubeconfig, childN+"="+strconv.Itoa(n))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -260,6 +269,12 @@ func runChild(impl string) error {
 		stop()
 		return err
 	}
+	profiling := true
+	defer func() {
+		if profiling {
+			stopProfile()
+		}
+	}()
 	if err := out.Encode(childReply{Event: "ready"}); err != nil {
 		return err
 	}
@@ -283,7 +298,9 @@ func runChild(impl string) error {
 			if impl != implNone {
 				quiesce(stats)
 			}
-			err = errors.Join(stop(), stopProfile())
+			err = stop()
+			profiling = false
+			err = errors.Join(err, stopProfile())
 			if mem, merr := procstat.Mem("self"); merr == nil {
 				r.PeakRSS = mem.HWM
 			}
@@ -338,7 +355,7 @@ func TestChildStopReplyIsRead(t *testing.T) {
 		stops = 10 // a child built with -race takes about a second to start
 	}
 	for i := range stops {
-		c, err := startChild(implNone, "", 0, time.Minute)
+		c, err := startChild(implNone, "", 0, time.Minute, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -349,5 +366,47 @@ func TestChildStopReplyIsRead(t *testing.T) {
 		if r.Event != "stop" {
 			t.Fatalf("stop %d: the answer was %q", i, r.Event)
 		}
+	}
+}
+
+// TestChildProfilesOnlyMeasuredRuns: with $CTRLBENCH_PROFILE_DIR set, a
+// child started to be profiled writes one CPU profile named after its
+// implementation, complete once it has stopped; one started otherwise
+// (the warm-up, the tests) writes none.
+func TestChildProfilesOnlyMeasuredRuns(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv(childProfileDir, dir)
+	for _, profile := range []bool{false, true} {
+		c, err := startChild(implNone, "", 0, time.Minute, profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 1 || !strings.HasPrefix(filepath.Base(files[0]), implNone+"-") || !strings.HasSuffix(files[0], ".cpu.pprof") {
+		t.Fatalf("profiles written: %v; want one %s-*.cpu.pprof", files, implNone)
+	}
+	f, err := os.Open(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	// A profile is gzipped protobuf: a truncated one fails to inflate.
+	zr, err := gzip.NewReader(f)
+	if err == nil {
+		var n int64
+		n, err = io.Copy(io.Discard, zr)
+		if err == nil && n == 0 {
+			err = errors.New("empty")
+		}
+	}
+	if err != nil {
+		t.Errorf("%s is no complete profile: %v", files[0], err)
 	}
 }

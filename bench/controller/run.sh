@@ -3,8 +3,10 @@
 # Ready, for the mydemo controller on ctrlgen's runtime (impl=ctrlgen,
 # writing by server-side apply), the same with update writes
 # (impl=ctrlgen-update), the same controller on client-go (impl=client-go,
-# update writes) and a plain driver making the update writes
-# (impl=floor), all against one local control plane (testenv), each
+# update writes, over ctrlgen's clientset; impl=client-go-clientgen, over
+# the clientset as client-gen builds it) and a plain driver making the
+# update writes (impl=floor), all against one local control plane
+# (testenv), each
 # implementation in a process of its own. Saves the raw output to
 # bench/results/controller.txt and prints the benchstat table
 # (`benchstat -col /impl`) and ctrlgen's ratios to client-go and to the
@@ -14,8 +16,8 @@
 # The control plane binary is built first if it is missing (minutes the
 # first time). With N=5000 each run takes ~45 s on 2 cores (the timed span,
 # then deleting the namespace and waiting for the control plane to go
-# idle): ~12 minutes for 3 rounds of the four, with the warm-up run and
-# the control plane's start.
+# idle, at most 2 minutes): ~20 minutes for 3 rounds of the five, with the
+# warm-up run and the control plane's start.
 #
 # Environment:
 #   BENCH_COUNT  rounds (default 3): each runs every implementation once,
@@ -25,9 +27,11 @@
 #   BENCH_OUT    where the raw output goes, relative to bench/ (default
 #                results/controller.txt)
 #   BENCH_PROFILE a directory: each implementation's process writes a
-#                CPU profile of its run (from its caches synced to its
-#                stop) into it, as IMPL-*.cpu.pprof; profiling costs the
-#                processes a little CPU, so use a separate run
+#                CPU profile of each measured run (from its caches synced
+#                to its stop, so a little more than ctrl-cpu-s's span)
+#                into it, as IMPL-*.cpu.pprof, the warm-up excepted;
+#                profiling costs the processes a little CPU, so use a
+#                separate run
 #   TMPDIR       where testenv keeps etcd's data; on this VM's disk etcd's
 #                fsyncs slow the whole control plane after heavy file
 #                churn, TMPDIR=/dev/shm keeps it in memory

@@ -147,9 +147,9 @@ var (
 
 // beyondFloorByRound measures each controller's CPU beyond the floor of
 // its own round, since the floor moves from round to round by as much as
-// a controller adds to it. It prints, per round, ctrlgen's and client-go's
-// CPU beyond that round's floor, and the ratio of their medians over the
-// rounds.
+// a controller adds to it. For each ctrlgen side against each client-go
+// side, it prints their CPU beyond that round's floor, round by round,
+// and the ratio of their medians over the rounds.
 func beyondFloorByRound(runs []run, keep func(run) bool) {
 	for _, ref := range clientGoImpls {
 		for _, impl := range ctrlgenImpls {
