@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,9 +32,9 @@ const (
 	childImpl       = "CTRLBENCH_CHILD_IMPL"
 	childKubeconfig = "CTRLBENCH_CHILD_KUBECONFIG"
 	childN          = "CTRLBENCH_CHILD_N"
-	// childProfileDir, when set (run.sh's BENCH_PROFILE), is where each
-	// child writes a CPU profile of its run, from "ready" to "stop".
-	childProfileDir = "CTRLBENCH_PROFILE_DIR"
+	// childCPUProfile, when set, is the file the child writes a CPU
+	// profile of its run to, from "ready" to "stop".
+	childCPUProfile = "CTRLBENCH_CHILD_CPUPROFILE"
 )
 
 // childCommand is what the benchmark asks: "stats" (the client's totals
@@ -78,15 +77,14 @@ type child struct {
 const replyTimeout = 15 * time.Minute
 
 // startChild starts impl in its own process against kubeconfig and waits
-// for its caches, at most timeout. Unless profile is set, the child writes
-// no profile whatever $CTRLBENCH_PROFILE_DIR says.
-func startChild(impl, kubeconfig string, n int, timeout time.Duration, profile bool) (*child, error) {
+// for its caches, at most timeout. With cpuProfile set, the child writes
+// a CPU profile of its run to that file.
+func startChild(impl, kubeconfig string, n int, timeout time.Duration, cpuProfile string) (*child, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^$")
-	env := os.Environ()
-	if !profile {
-		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, childProfileDir+"=") })
+	cmd.Env = append(os.Environ(), childImpl+"="+impl, childKubeconfig+"="+kubeconfig, childN+"="+strconv.Itoa(n))
+	if cpuProfile != "" {
+		cmd.Env = append(cmd.Env, childCPUProfile+"="+cpuProfile)
 	}
-	cmd.Env = append(env, childImpl+"="+impl, childKubeconfig+"="+kubeconfig, childN+"="+strconv.Itoa(n))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -264,17 +262,12 @@ func runChild(impl string) error {
 	default:
 		return fmt.Errorf("unknown implementation %q", impl)
 	}
-	stopProfile, err := startProfile(impl)
+	stopProfile, err := startProfile(os.Getenv(childCPUProfile))
 	if err != nil {
 		stop()
 		return err
 	}
-	profiling := true
-	defer func() {
-		if profiling {
-			stopProfile()
-		}
-	}()
+	defer stopProfile()
 	if err := out.Encode(childReply{Event: "ready"}); err != nil {
 		return err
 	}
@@ -298,9 +291,7 @@ func runChild(impl string) error {
 			if impl != implNone {
 				quiesce(stats)
 			}
-			err = stop()
-			profiling = false
-			err = errors.Join(err, stopProfile())
+			err = errors.Join(stop(), stopProfile())
 			if mem, merr := procstat.Mem("self"); merr == nil {
 				r.PeakRSS = mem.HWM
 			}
@@ -321,15 +312,13 @@ func runChild(impl string) error {
 	}
 }
 
-// startProfile starts a CPU profile of the child into a new file of
-// $CTRLBENCH_PROFILE_DIR named after impl, if that is set, and returns
-// what stops and writes it.
-func startProfile(impl string) (stop func() error, err error) {
-	dir := os.Getenv(childProfileDir)
-	if dir == "" {
+// startProfile starts a CPU profile of the process into path, if path is
+// set, and returns what stops and writes it; only its first call does.
+func startProfile(path string) (stop func() error, err error) {
+	if path == "" {
 		return func() error { return nil }, nil
 	}
-	f, err := os.CreateTemp(dir, impl+"-*.cpu.pprof")
+	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
 	}
@@ -337,10 +326,10 @@ func startProfile(impl string) (stop func() error, err error) {
 		f.Close()
 		return nil, err
 	}
-	return func() error {
+	return sync.OnceValue(func() error {
 		pprof.StopCPUProfile()
 		return f.Close()
-	}, nil
+	}), nil
 }
 
 // TestChildStopReplyIsRead stops children that exit the moment they have
@@ -355,7 +344,7 @@ func TestChildStopReplyIsRead(t *testing.T) {
 		stops = 10 // a child built with -race takes about a second to start
 	}
 	for i := range stops {
-		c, err := startChild(implNone, "", 0, time.Minute, false)
+		c, err := startChild(implNone, "", 0, time.Minute, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -369,14 +358,12 @@ func TestChildStopReplyIsRead(t *testing.T) {
 	}
 }
 
-// TestChildProfilesOnlyMeasuredRuns: with $CTRLBENCH_PROFILE_DIR set, a
-// child started to be profiled writes one CPU profile named after its
-// implementation, complete once it has stopped; one started otherwise
-// (the warm-up, the tests) writes none.
+// TestChildProfilesOnlyMeasuredRuns: a child started to be profiled
+// writes its CPU profile, complete once it has stopped; one started
+// otherwise (the warm-up, the tests) writes none.
 func TestChildProfilesOnlyMeasuredRuns(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv(childProfileDir, dir)
-	for _, profile := range []bool{false, true} {
+	for _, profile := range []string{"", filepath.Join(dir, implNone+"-r0.cpu.pprof")} {
 		c, err := startChild(implNone, "", 0, time.Minute, profile)
 		if err != nil {
 			t.Fatal(err)

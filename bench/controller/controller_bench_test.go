@@ -2,6 +2,8 @@ package controllerbench
 
 import (
 	"flag"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -51,7 +53,7 @@ func BenchmarkMydemoReady(b *testing.B) {
 		// The first runs on a fresh control plane are faster (a small etcd,
 		// nothing compacted yet): an unmeasured floor run takes that
 		// advantage away from whichever implementation goes first.
-		w := h.run(b, implFloor, n, noTimer{})
+		w := h.run(b, implFloor, n, noTimer{}, "")
 		b.Logf("warm-up: %d Mydemos written in %v", n, w.Elapsed.Round(time.Millisecond))
 	}
 	first := r % len(impls)
@@ -59,8 +61,15 @@ func BenchmarkMydemoReady(b *testing.B) {
 		b.Run("impl="+impl, func(b *testing.B) {
 			b.StopTimer()
 			var sum result
-			for range b.N {
-				r := h.run(b, impl, n, b)
+			profile := ""
+			if *profileDir != "" {
+				profile = filepath.Join(*profileDir, fmt.Sprintf("%s-r%d.cpu.pprof", impl, r))
+			}
+			for i := range b.N {
+				if i > 0 {
+					profile = "" // only a round's first run is profiled
+				}
+				r := h.run(b, impl, n, b, profile)
 				sum.Elapsed += r.Elapsed
 				sum.Creates += r.Creates
 				sum.Controller.Requests += r.Controller.Requests

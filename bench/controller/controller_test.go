@@ -30,7 +30,7 @@ func TestMydemosBecomeReady(t *testing.T) {
 	const n = 20
 	for _, impl := range impls {
 		t.Run(impl, func(t *testing.T) {
-			r := h.run(t, impl, n, noTimer{})
+			r := h.run(t, impl, n, noTimer{}, "")
 			t.Logf("%d Mydemos Ready in %v; the controller made %d requests", n, r.Elapsed, r.Controller.Requests)
 			// The implementation ran in a process of its own, which
 			// reported its peak memory.

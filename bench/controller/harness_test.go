@@ -34,6 +34,7 @@ import (
 var (
 	readyTimeout = flag.Duration("ready-timeout", 10*time.Minute, "how long a run may take to bring every Mydemo to Ready")
 	keepLogs     = flag.String("controlplane-dir", "", "keep the control plane's data and logs in this directory (default: a temporary directory, removed)")
+	profileDir   = flag.String("profile-dir", "", "write a CPU profile of each implementation's process in each round of BenchmarkMydemoReady into this directory, as IMPL-rROUND.cpu.pprof")
 )
 
 // The implementations, in the order of the first round.
@@ -221,7 +222,7 @@ type result struct {
 // times the creates and the wait for Ready (the floor: for its last
 // write). It checks every Mydemo and ConfigMap, stops the implementation
 // and deletes the namespace, waiting until it is gone.
-func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
+func (h *harness) run(tb testing.TB, impl string, n int, t timer, cpuProfile string) result {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), *readyTimeout+5*time.Minute)
 	defer cancel()
@@ -251,10 +252,7 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer) result {
 	}
 	implCtx, stopImpl := context.WithCancel(ctx)
 	defer stopImpl()
-	// Only measured runs are profiled: the warm-up and the tests run
-	// without a timer.
-	_, unmeasured := t.(noTimer)
-	c, err := startChild(impl, h.kubeconfig, n, time.Minute, !unmeasured)
+	c, err := startChild(impl, h.kubeconfig, n, time.Minute, cpuProfile)
 	if err != nil {
 		tb.Fatal(err)
 	}

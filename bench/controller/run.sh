@@ -29,7 +29,7 @@
 #   BENCH_PROFILE a directory: each implementation's process writes a
 #                CPU profile of each measured run (from its caches synced
 #                to its stop, so a little more than ctrl-cpu-s's span)
-#                into it, as IMPL-*.cpu.pprof, the warm-up excepted;
+#                into it, as IMPL-rROUND.cpu.pprof, the warm-up excepted;
 #                profiling costs the processes a little CPU, so use a
 #                separate run
 #   TMPDIR       where testenv keeps etcd's data; on this VM's disk etcd's
@@ -40,9 +40,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
 
 count="${BENCH_COUNT:-3}"
 n="${BENCH_N:-5000}"
+profile=()
 if [[ -n "${BENCH_PROFILE:-}" ]]; then
 	mkdir -p "$BENCH_PROFILE"
-	export CTRLBENCH_PROFILE_DIR="$(cd "$BENCH_PROFILE" && pwd)"
+	profile=(-profile-dir "$(cd "$BENCH_PROFILE" && pwd)")
 fi
 
 bin="${CTRLGEN_CONTROLPLANE_BIN:-$(cd .. && pwd)/.cache/bin/ctrlplane}"
@@ -68,12 +69,12 @@ go test -c -o "$tmp/controller.test" ./controller
 	echo "goversion: $(go env GOVERSION)"
 	echo "client-go: $(go list -m -f '{{.Version}}' k8s.io/client-go)"
 	echo "mydemos: $n"
-	echo "# controller.test -test.run '^\$' -test.bench BenchmarkMydemoReady -test.benchtime 1x -test.count $count -mydemos $n"
+	echo "# controller.test -test.run '^\$' -test.bench BenchmarkMydemoReady -test.benchtime 1x -test.count $count -mydemos $n ${profile[*]}"
 	echo "# load average before: $(load) on $(nproc) CPUs; TMPDIR=${TMPDIR:-/tmp}"
 } >"$tmp/out.txt"
 echo "run.sh: $count runs of each implementation with $n Mydemos" >&2
 if ! (cd controller && "$tmp/controller.test" -test.run '^$' -test.bench BenchmarkMydemoReady \
-	-test.benchtime 1x -test.count "$count" -test.timeout 3h -mydemos "$n" 2>"$tmp/stderr") | tee -a "$tmp/out.txt"; then
+	-test.benchtime 1x -test.count "$count" -test.timeout 3h -mydemos "$n" "${profile[@]}" 2>"$tmp/stderr") | tee -a "$tmp/out.txt"; then
 	echo "run.sh: the benchmark failed; the end of its stderr:" >&2
 	tail -n 50 "$tmp/stderr" >&2
 	exit 1

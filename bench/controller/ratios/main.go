@@ -131,7 +131,7 @@ func controllerCPU(runs []run, keep func(run) bool) {
 	for _, ref := range clientGoImpls {
 		theirs := med[ref][0] - floor
 		for _, impl := range ctrlgenImpls {
-			if m := med[impl]; m[0] > 0 && med[ref][0] > 0 && theirs > 0 {
+			if m := med[impl]; m[0] > 0 && theirs > 0 {
 				ratio := (m[0] - floor) / theirs
 				fmt.Printf("  %s's CPU beyond the floor vs %s's: %.2f× (goal ≤ 0.5×): %s\n", impl, ref, ratio, verdict(ratio <= 0.5))
 			}
@@ -151,9 +151,10 @@ var (
 // side, it prints their CPU beyond that round's floor, round by round,
 // and the ratio of their medians over the rounds.
 func beyondFloorByRound(runs []run, keep func(run) bool) {
+	rounds := roundsCPU(runs, keep)
 	for _, ref := range clientGoImpls {
 		for _, impl := range ctrlgenImpls {
-			ours, theirs := roundsBeyondFloor(runs, keep, impl, ref)
+			ours, theirs := beyondFloor(rounds, impl, ref)
 			if len(ours) == 0 {
 				continue
 			}
@@ -172,11 +173,10 @@ func beyondFloorByRound(runs []run, keep func(run) bool) {
 	}
 }
 
-// roundsBeyondFloor pairs the runs of each round (the i-th run of every
-// implementation, in the order of the file) and returns, for the rounds
-// where impl, ref and the floor all have a kept run with ctrl-cpu-s,
-// impl's and ref's CPU minus the floor's.
-func roundsBeyondFloor(runs []run, keep func(run) bool, impl, ref string) (ours, theirs []float64) {
+// roundsCPU pairs the runs of each round (the i-th run of every
+// implementation, in the order of the file): each round's ctrl-cpu-s by
+// implementation, for the kept runs that have it.
+func roundsCPU(runs []run, keep func(run) bool) []map[string]float64 {
 	var rounds []map[string]float64
 	seen := map[string]int{}
 	for _, r := range runs {
@@ -191,6 +191,12 @@ func roundsBeyondFloor(runs []run, keep func(run) bool, impl, ref string) (ours,
 		}
 		rounds[i][r.impl] = v
 	}
+	return rounds
+}
+
+// beyondFloor returns, for the rounds where impl, ref and the floor all
+// have a value, impl's and ref's CPU minus the floor's.
+func beyondFloor(rounds []map[string]float64, impl, ref string) (ours, theirs []float64) {
 	for _, rd := range rounds {
 		f, okf := rd["floor"]
 		g, okg := rd[ref]

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestRoundsBeyondFloorPairsTheRunsOfEachRound(t *testing.T) {
+func TestBeyondFloorPairsTheRunsOfEachRound(t *testing.T) {
 	r := func(impl string, cpu, other float64) run {
 		return run{impl: impl, otherCPU: other, values: map[string]float64{"ctrl-cpu-s": cpu}}
 	}
@@ -28,7 +28,7 @@ func TestRoundsBeyondFloorPairsTheRunsOfEachRound(t *testing.T) {
 		return s
 	}
 
-	ours, theirs := roundsBeyondFloor(runs, func(run) bool { return true }, "ctrlgen-update", "client-go")
+	ours, theirs := beyondFloor(roundsCPU(runs, func(run) bool { return true }), "ctrlgen-update", "client-go")
 	if want := []float64{0.5, 0.2, 0.1}; !slices.Equal(roundAll(ours), want) {
 		t.Errorf("ctrlgen-update beyond the floor %v, want %v", ours, want)
 	}
@@ -37,7 +37,7 @@ func TestRoundsBeyondFloorPairsTheRunsOfEachRound(t *testing.T) {
 	}
 
 	quiet := func(r run) bool { return r.otherCPU < quietCPU }
-	ours, theirs = roundsBeyondFloor(runs, quiet, "ctrlgen-update", "client-go")
+	ours, theirs = beyondFloor(roundsCPU(runs, quiet), "ctrlgen-update", "client-go")
 	if want := []float64{0.5, 0.1}; !slices.Equal(roundAll(ours), want) {
 		t.Errorf("quiet rounds only: ctrlgen-update %v, want %v (round 2 dropped)", ours, want)
 	}
@@ -45,7 +45,7 @@ func TestRoundsBeyondFloorPairsTheRunsOfEachRound(t *testing.T) {
 		t.Errorf("quiet rounds only: client-go %v, want %v", theirs, want)
 	}
 
-	if ours, _ := roundsBeyondFloor(runs, quiet, "ctrlgen", "client-go"); ours != nil {
+	if ours, _ := beyondFloor(roundsCPU(runs, quiet), "ctrlgen", "client-go"); ours != nil {
 		t.Errorf("ctrlgen has no runs, got %v", ours)
 	}
 }
