@@ -340,14 +340,15 @@ func (f *DeltaFIFO[T]) queueLocked(key ObjectName, d Delta[T]) {
 	}
 }
 
-// dedupDeltas collapses two deletes at the end into one, keeping the newer
-// unless its final state is unknown, as client-go's.
+// dedupDeltas collapses two deletes at the end into one, as client-go's
+// isDeletionDup: it keeps the older, unless the older's final state is
+// unknown and so the newer says more.
 func dedupDeltas[T any](d Deltas[T]) Deltas[T] {
 	n := len(d)
 	if n < 2 || d[n-1].Type != Deleted || d[n-2].Type != Deleted {
 		return d
 	}
-	if !d[n-1].FinalStateUnknown {
+	if d[n-2].FinalStateUnknown {
 		d[n-2] = d[n-1]
 	}
 	var zero Delta[T]

@@ -83,9 +83,10 @@ func TestDeltaFIFODedupsConsecutiveDeletesKeepingTheKnownState(t *testing.T) {
 	}
 }
 
-// Two known deletes of one key collapse into the newer, as client-go's
-// isDeletionDup keeps b; a newer tombstone does not replace a known state.
-func TestDeltaFIFODedupsConsecutiveDeletesKeepingTheNewer(t *testing.T) {
+// Two known deletes of one key collapse into the older, as client-go's
+// isDeletionDup keeps b, the older; a newer tombstone does not replace a
+// known state.
+func TestDeltaFIFODedupsConsecutiveDeletesKeepingTheOlder(t *testing.T) {
 	f := NewDeltaFIFO[*corev1.ConfigMap](nil, nil)
 	f.Add(cm("ns", "a", "1"))
 	f.Delete(cm("ns", "a", "older"))
@@ -94,8 +95,8 @@ func TestDeltaFIFODedupsConsecutiveDeletesKeepingTheNewer(t *testing.T) {
 	if got, want := deltaTypes(deltas[0]), []DeltaType{Added, Deleted}; !equalTypes(got, want) {
 		t.Fatalf("deltas = %v, want %v", got, want)
 	}
-	if v := deltas[0][1].Object.Data["v"]; v != "newer" {
-		t.Fatalf("kept the delete carrying %q, want the newer one", v)
+	if v := deltas[0][1].Object.Data["v"]; v != "older" {
+		t.Fatalf("kept the delete carrying %q, want the older one", v)
 	}
 
 	idx := NewIndexer[*corev1.ConfigMap](nil)
