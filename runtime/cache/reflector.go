@@ -198,14 +198,23 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 // streamed initial list, whose watch it returns for the caller to carry
 // on with (unless the stream is left after its initial events), or else
 // by a paginated list; streamed is nil when the caller starts the watch.
+//
+// As client-go's, a streamed list that fails is followed by a paginated
+// list in the same cycle, unless the failure is one client-go streams again
+// after (see streamAgain). A server that refuses streamed lists outright is
+// listed from then on.
 func (r *Reflector[T]) sync(ctx context.Context) (streamed *openWatch[T], err error) {
 	if r.streamLists {
 		streamed, err = r.watchList(ctx)
-		if err == nil || ctx.Err() != nil || !isWatchListRefused(err) {
+		switch {
+		case err == nil || ctx.Err() != nil || streamAgain(err):
 			return streamed, err
+		case isWatchListRefused(err):
+			klog.FromContext(ctx).V(2).Info("The server refused a streamed list; listing from now on", "reflector", r.opts.Name, "err", err)
+			r.streamLists = false
+		default:
+			klog.FromContext(ctx).V(4).Info("The streamed list failed; listing instead", "reflector", r.opts.Name, "err", err)
 		}
-		klog.FromContext(ctx).V(2).Info("The server refused a streamed list; listing from now on", "reflector", r.opts.Name, "err", err)
-		r.streamLists = false
 	}
 	return nil, r.list(ctx)
 }

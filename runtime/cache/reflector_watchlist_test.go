@@ -2,6 +2,7 @@ package cache_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -117,25 +118,64 @@ func TestReflectorFallsBackToListWhenStreamingIsRefusedAndRemembers(t *testing.T
 	}
 }
 
-// Transient failures of a streamed list (the server unreachable, 429, 503,
-// the stream cut before its end) back off and stream again: they are no
-// refusal.
-func TestReflectorRetriesStreamedListOnTransientFailures(t *testing.T) {
+// The failures client-go's watchList streams again after (the server
+// unreachable, 429) back off and stream again.
+func TestReflectorStreamsAgainWhenUnreachableOrThrottled(t *testing.T) {
 	s := newServer()
 	create(s, cm("ns", "a", ""))
-	s.FailNextWatches(cachetest.ErrRefused, apierrors.NewTooManyRequests("slow down", 1), apierrors.NewServiceUnavailable("not ready"))
+	s.FailNextWatches(cachetest.ErrRefused, apierrors.NewTooManyRequests("slow down", 1))
 	clk := newWaitClock()
 	h := runReflector(t, s, cache.ReflectorOptions{Backoff: steadyBackoff, Clock: clk})
-	for _, d := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
+	for _, d := range []time.Duration{time.Second, 2 * time.Second} {
 		clk.backOff(t, d)
 	}
 	h.until(t, "watch and cache", func() bool { return s.OpenWatches() == 1 && h.inSync() })
 	lists, watches := s.Calls()
-	if len(lists) != 0 || len(streamed(watches)) != 4 {
-		t.Fatalf("%d lists and %d streamed lists, want 4 streamed lists and no list", len(lists), len(streamed(watches)))
+	if len(lists) != 0 || len(streamed(watches)) != 3 {
+		t.Fatalf("%d lists and %d streamed lists, want 3 streamed lists and no list", len(lists), len(streamed(watches)))
 	}
-	if errs := h.errors(); len(errs) != 3 {
-		t.Fatalf("errors reported: %v, want the 3 failures", errs)
+	if errs := h.errors(); len(errs) != 2 {
+		t.Fatalf("errors reported: %v, want the 2 failures", errs)
+	}
+}
+
+// Any other failure of a streamed list (a 503 from a proxy in the path, a
+// transport error) is followed by a paginated list in the same cycle, as
+// client-go's ListAndWatch falls back: a path that fails streams while it
+// serves lists still syncs. It is no refusal: the next cycle streams again.
+func TestReflectorListsWhenAStreamedListFails(t *testing.T) {
+	for _, fail := range []error{
+		apierrors.NewServiceUnavailable("no endpoints available"),
+		errors.New("read tcp 127.0.0.1:1->127.0.0.1:6443: read: connection reset by peer"),
+	} {
+		t.Run(fail.Error(), func(t *testing.T) {
+			s := newServer()
+			create(s, cm("ns", "a", ""))
+			create(s, cm("ns", "b", ""))
+			s.FailNextWatches(fail)
+			h := runReflector(t, s, cache.ReflectorOptions{})
+			h.until(t, "list, watch and cache", func() bool { return s.OpenWatches() == 1 && h.inSync() })
+			if errs := h.errors(); len(errs) != 0 {
+				t.Fatalf("the fallback reported errors: %v", errs)
+			}
+			lists, watches := s.Calls()
+			if len(lists) != 1 || lists[0].ResourceVersion != "0" || len(streamed(watches)) != 1 {
+				t.Fatalf("%d lists and %d streamed lists, want the failed stream, then one list at 0", len(lists), len(streamed(watches)))
+			}
+
+			s.Detached(func() {
+				del(s, "ns", "b")
+				s.Compact()
+			})
+			s.FailWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+			h.until(t, "relist by a stream", func() bool {
+				_, watches := s.Calls()
+				return h.inSync() && s.OpenWatches() == 1 && len(streamed(watches)) == 2
+			})
+			if lists, _ := s.Calls(); len(lists) != 1 {
+				t.Fatalf("%d lists, want the relist streamed", len(lists))
+			}
+		})
 	}
 }
 
@@ -292,8 +332,9 @@ func (lw midStreamErrorLW) Watch(ctx context.Context, opts metav1.ListOptions) (
 }
 
 // An internal error after a streamed list has begun is a failure of the
-// server while serving it, not a refusal: the Reflector streams again.
-func TestReflectorStreamsAgainAfterErrorMidStream(t *testing.T) {
+// server while serving it, not a refusal: as client-go, the Reflector lists
+// instead this time, and streams again the next.
+func TestReflectorListsAfterErrorMidStreamAndStreamsNextTime(t *testing.T) {
 	s := newServer()
 	create(s, cm("ns", "a", ""))
 	create(s, cm("ns", "b", ""))
@@ -301,10 +342,20 @@ func TestReflectorStreamsAgainAfterErrorMidStream(t *testing.T) {
 	h := runReflectorOn(t, s, lw, cache.ReflectorOptions{})
 	h.until(t, "watch and cache", func() bool { return s.OpenWatches() == 1 && h.inSync() })
 	lists, watches := s.Calls()
-	if len(lists) != 0 || len(streamed(watches)) != 2 {
-		t.Fatalf("%d lists and %d streamed lists, want 2 streamed lists and no list", len(lists), len(streamed(watches)))
+	if len(lists) != 1 || len(streamed(watches)) != 1 {
+		t.Fatalf("%d lists and %d streamed lists, want the failed stream, then one list", len(lists), len(streamed(watches)))
 	}
-	if errs := h.errors(); len(errs) != 1 || !apierrors.IsInternalError(errs[0]) {
-		t.Fatalf("errors reported: %v, want the internal error", errs)
+	if errs := h.errors(); len(errs) != 0 {
+		t.Fatalf("errors reported: %v, want none: the list served", errs)
 	}
+
+	s.Detached(func() {
+		del(s, "ns", "b")
+		s.Compact()
+	})
+	s.FailWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+	h.until(t, "relist by a stream", func() bool {
+		_, watches := s.Calls()
+		return h.inSync() && s.OpenWatches() == 1 && len(streamed(watches)) == 2
+	})
 }

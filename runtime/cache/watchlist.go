@@ -10,6 +10,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/utils/ptr"
 )
@@ -102,6 +103,8 @@ func (r *Reflector[T]) streamInitialEvents(ctx context.Context, w EventStream[T]
 		switch {
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
+		case err == io.EOF && events == 0 && r.opts.Clock.Since(start) < time.Second:
+			return nil, errVeryShortWatch
 		case err == io.EOF:
 			return nil, errInitialEventsCut
 		case err != nil && events > 0:
@@ -199,13 +202,25 @@ type midStreamError struct{ err error }
 func (e midStreamError) Error() string { return "after the stream began: " + e.err.Error() }
 func (e midStreamError) Unwrap() error { return e.err }
 
+// streamAgain reports whether a failed streamed list is retried as one after
+// a backoff rather than followed by a list, as client-go's watchList does:
+// the server unreachable, 429, a version expired or not yet reached, and a
+// stream cut short after it began (client-go reads it again at once).
+// Anything else (a 503 from a proxy, a transport error, an error event,
+// an object that did not decode) is listed instead.
+func streamAgain(err error) bool {
+	return utilnet.IsConnectionRefused(err) || apierrors.IsTooManyRequests(err) ||
+		isExpired(err) || isTooLargeResourceVersion(err) || errors.Is(err, errInitialEventsCut)
+}
+
 // isWatchListRefused reports whether a streamed list failed because the
 // server will not serve one, so that listing is the way: an apiserver with
 // the WatchList feature off or older than 1.27 answers 422 Invalid (or 400)
 // to its options, and one whose storage cannot serve it answers 500 before
 // any object. Other failures (the server unreachable, 429, 503, 504, an
 // expired version, the stream cut short, an error after the stream began,
-// a watch event the client could not decode) are transient and retried.
+// a watch event the client could not decode) are no refusal: the next
+// cycle streams again.
 func isWatchListRefused(err error) bool {
 	var status apierrors.APIStatus
 	if !errors.As(err, &status) || errors.As(err, new(midStreamError)) {

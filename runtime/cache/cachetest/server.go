@@ -21,10 +21,13 @@ package cachetest
 import (
 	"context"
 	"fmt"
+	"net"
+	"os"
 	"reflect"
 	"sort"
 	"strconv"
 	"sync"
+	"syscall"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -81,8 +84,11 @@ func NewServer[T cache.Object](resource schema.GroupResource) *Server[T] {
 	}
 }
 
-// ErrRefused is what List and Watch return while the server is down.
-var ErrRefused = fmt.Errorf("dial tcp 127.0.0.1:6443: connect: connection refused")
+// ErrRefused is what List and Watch return while the server is down: the
+// dial error Go's transport returns, wrapping ECONNREFUSED.
+var ErrRefused error = &net.OpError{Op: "dial", Net: "tcp",
+	Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 6443},
+	Err:  os.NewSyscallError("connect", syscall.ECONNREFUSED)}
 
 func deepCopy[T cache.Object](obj T) T { return obj.DeepCopyObject().(T) }
 
