@@ -98,6 +98,11 @@ type Config struct {
 	ApplyConfigurationPkg string
 	// ListMarkers makes Run print the markers ctrlgen reads instead.
 	ListMarkers bool
+	// StrictMarkers makes errors of the marker warnings code-generator and
+	// controller-gen have no counterpart of: unknown markers in the
+	// namespaces ctrlgen shares with them, near misses of known markers,
+	// markers where they have no effect.
+	StrictMarkers bool
 	// Stdout gets --verify's report, Stderr warnings; os.Stdout and
 	// os.Stderr when nil.
 	Stdout, Stderr io.Writer
@@ -263,7 +268,8 @@ func Plan(cfg Config) (*Changes, error) {
 		NoDeepCopies: !slices.ContainsFunc(gens, func(g generators.Generator) bool {
 			return g.Name() == "deepcopy" || g.Name() == "controller"
 		}),
-		Builtin: func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
+		Builtin:       func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
+		StrictMarkers: cfg.StrictMarkers,
 	})
 	for _, w := range warnings {
 		fmt.Fprintln(cfg.Stderr, w)

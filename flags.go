@@ -36,6 +36,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	externals := fs.String("external-applyconfigurations", "", "as applyconfiguration-gen's: comma-separated <type package>.<Type>:<apply configuration package> entries, the only types besides meta/v1's (always client-go's) whose apply configurations are elsewhere, e.g. k8s.io/api/core/v1.PodSpec:k8s.io/client-go/applyconfigurations/core/v1. Without it, every k8s.io/api type uses client-go's, and k8s.io/api inputs get none generated; given, even empty, k8s.io/api inputs get theirs like any input")
 	fs.StringVar(&cfg.ApplyConfigurationPkg, "apply-configuration-package", "", "as client-gen's: import path of apply configurations generated elsewhere; the typed clients' Apply methods take them and none are generated (leave applyconfiguration out of --generators)")
 	fs.BoolVar(&cfg.ListMarkers, "markers", false, "list the markers ctrlgen reads, and exit")
+	fs.BoolVar(&cfg.StrictMarkers, "strict-markers", false, "fail on the marker warnings code-generator and controller-gen pass over in silence: an unknown +kubebuilder: or +genclient marker, a near miss of a known marker in any namespace (+genclinet, +groupname), a marker where it has no effect; for CI (an unknown +ctrlgen: marker always fails)")
 	// Flags may follow packages: parse, take the package, parse the rest.
 	for {
 		if err := fs.Parse(args); err != nil {

@@ -9,6 +9,7 @@ import (
 	"go/ast"
 	"go/token"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,6 +79,11 @@ type Options struct {
 	// "+ctrlgen:controller:owns=" kinds this run does not generate. Nil:
 	// such kinds must be among the run's packages.
 	Builtin func(pkgPath string) (*model.Project, error)
+	// StrictMarkers makes errors of the warnings about markers that
+	// code-generator and controller-gen pass over: unknown ones in the
+	// namespaces ctrlgen shares with them, near misses of known ones,
+	// and markers where they have no effect (--strict-markers, for CI).
+	StrictMarkers bool
 }
 
 // Build returns the project the loaded packages describe, and warnings.
@@ -163,12 +169,15 @@ type builder struct {
 	builtin map[string]builtinResult
 	// rbac are the +kubebuilder:rbac markers read so far.
 	rbac []*model.RBACRule
+	// warnedWebhooks is set once the run has said that webhook markers
+	// generate nothing.
+	warnedWebhooks bool
 }
 
-// rbacMarkers reads the +kubebuilder:rbac markers among a file's marker
-// lines, wherever they are: controller-gen reads them in any comment of a
-// package.
-func (b *builder) rbacMarkers(lines []markers.Line) {
+// anywhereMarkers reads the markers among a file's marker lines that
+// controller-gen reads in any comment of a package: +kubebuilder:rbac,
+// and the webhook markers, which are checked but generate nothing.
+func (b *builder) anywhereMarkers(lines []markers.Line) {
 	vals, diags := markers.RBAC.Read(lines)
 	b.report(diags)
 	for _, v := range vals {
@@ -176,10 +185,31 @@ func (b *builder) rbacMarkers(lines []markers.Line) {
 		b.rbac = append(b.rbac, &model.RBACRule{Groups: r.Groups, Resources: r.Resources, ResourceNames: r.ResourceNames,
 			Verbs: r.Verbs, URLs: r.URLs, Namespace: r.Namespace, RoleName: r.RoleName, Pos: v.Pos})
 	}
+	webhooks, diags := markers.Webhook.Read(lines)
+	b.report(diags)
+	configs, diags := markers.WebhookConfiguration.Read(lines)
+	b.report(diags)
+	var at []token.Position
+	for _, w := range webhooks {
+		at = append(at, w.Pos)
+	}
+	for _, c := range configs {
+		at = append(at, c.Pos)
+	}
+	if len(at) > 0 && !b.warnedWebhooks {
+		b.warnedWebhooks = true
+		b.warnf(at[0], "+kubebuilder:webhook markers are checked, but ctrlgen writes no webhook configuration from them yet: keep controller-gen's webhook generator for config/webhook")
+	}
 }
 
+// report files diagnostics as errors or warnings; a strict run makes
+// errors of the lenient warnings.
 func (b *builder) report(diags []markers.Diagnostic) {
 	for _, d := range diags {
+		if d.Warning && d.Lenient && b.opts.StrictMarkers {
+			d.Warning = false
+			d.Msg += " (--strict-markers)"
+		}
 		if d.Warning {
 			b.warnings = append(b.warnings, d)
 		} else {
@@ -213,35 +243,34 @@ type apiType struct {
 func (b *builder) read(lp *loader.Package) *apiPackage {
 	a := &apiPackage{src: lp, byName: map[string]*apiType{}}
 	var pkgLines []markers.Line
+	// A stray +optional in k8s.io/api is not the user's to fix.
+	report := func(diags []markers.Diagnostic) {
+		b.report(slices.DeleteFunc(diags, func(d markers.Diagnostic) bool { return d.Warning && lp.ReadOnly }))
+	}
 	for _, f := range lp.Files {
 		scanned := markers.Scan(b.prog.Fset, f.Syntax, f.IsDoc())
 		if !lp.ReadOnly {
-			b.rbacMarkers(scanned.Lines())
+			b.anywhereMarkers(scanned.Lines())
 		}
 		pkgLines = append(pkgLines, scanned.Package...)
 		for _, tl := range scanned.Types {
 			set, diags := markers.All.Collect(tl.Lines, markers.TargetType)
-			b.report(diags)
+			report(diags)
 			t := &apiType{spec: tl.Spec, markers: set}
 			a.types = append(a.types, t)
 			a.byName[tl.Spec.Name.Name] = t
 		}
 		for _, fl := range scanned.Fields {
 			_, diags := markers.All.Collect(fl.Lines, markers.TargetField)
-			b.report(diags)
+			report(diags)
 		}
 		for _, d := range scanned.Detached {
-			for _, diag := range markers.All.Detached(d) {
-				// A stray +optional in k8s.io/api is not the user's to fix.
-				if !diag.Warning || !lp.ReadOnly {
-					b.report([]markers.Diagnostic{diag})
-				}
-			}
+			report(markers.All.Detached(d))
 		}
 	}
 	var diags []markers.Diagnostic
 	a.markers, diags = markers.All.Collect(pkgLines, markers.TargetPackage)
-	b.report(diags)
+	report(diags)
 	sort.Slice(a.types, func(i, j int) bool { return a.types[i].spec.Name.Name < a.types[j].spec.Name.Name })
 	return a
 }

@@ -362,7 +362,7 @@ func (b *builder) userMethods(k *model.Kind) {
 		b.errs = append(b.errs, err)
 		return
 	}
-	b.rbacMarkers(lines)
+	b.anywhereMarkers(lines)
 	c.HasReconcile, c.HasFinalize, c.HasDeleted = methods["Reconcile"], methods["Finalize"], methods["Deleted"]
 	if c.HasReconcile && c.Finalizer != "" && !c.HasFinalize {
 		b.warnf(c.Pos, "%s has +ctrlgen:controller:finalizer=%s but package %s defines no Finalize; add\n\tfunc (c *Controller) Finalize(ctx context.Context, obj *%s.%s) error",

@@ -206,6 +206,10 @@ type Diagnostic struct {
 	Pos     token.Position
 	Msg     string
 	Warning bool
+	// Lenient marks a warning about a marker that ctrlgen does not know or
+	// that has no effect where it is, which code-generator and
+	// controller-gen pass over in silence; a strict run makes it an error.
+	Lenient bool
 }
 
 func (d Diagnostic) Error() string {

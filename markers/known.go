@@ -86,9 +86,17 @@ var (
 		"write status by server-side apply as field manager <controller name>, instead of UpdateStatus: only the status fields Reconcile set; a conflict with another manager's field is an error, never forced (needs the apply configurations and a status subresource)")
 )
 
-// All is the registry of every marker ctrlgen reads. It owns "+genclient…",
-// "+kubebuilder:…" and "+ctrlgen:…": unknown markers there are errors.
-var All = NewRegistry([]string{"genclient", "kubebuilder:", "ctrlgen:"}, append([]Def{
+// All is the registry of every marker ctrlgen reads. "+ctrlgen:…" is its
+// own: an unknown marker there is an error. "+genclient…" and
+// "+kubebuilder:…" it shares with code-generator and controller-gen, which
+// ignore markers they do not know: an unknown marker there is a warning
+// (an error in a strict run). Anywhere else, "+k8s:…" included, a marker
+// it does not know is a warning only as a near miss of one it knows:
+// "+k8s:" is also the namespace of code-generator's generators ctrlgen
+// does not replace (openapi-gen, conversion-gen, defaulter-gen,
+// prerelease-lifecycle-gen, validation-gen), whose markers most inputs
+// carry.
+var All = NewRegistry(Namespaces{Owned: []string{"ctrlgen:"}, Shared: []string{"genclient", "kubebuilder:"}}, append([]Def{
 	GenClient, NonNamespaced, NoStatus, NoVerbs, Readonly, OnlyVerbs, SkipVerbs, Method, ResourceName,
 	GroupName, GroupGoName,
 	DeepCopyPackage, DeepCopyType, DeepCopyInterfaces, DeepCopyNonPointer,

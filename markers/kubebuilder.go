@@ -185,10 +185,18 @@ var (
 		`+kubebuilder:rbac:groups=<group>;...,resources=<resource>;...[,resourceNames=<name>;...],verbs=<verb>;...[,namespace=<namespace>][,roleName=<name>] or +kubebuilder:rbac:urls=<path>;...,verbs=<verb>;...`,
 		"a permission the manager needs beyond those ctrlgen derives from the controllers (writes Reconcile makes itself); with namespace=, in a Role of that namespace").Repeated().Anywhere()
 
+	// Webhooks, read with controller-gen's syntax wherever they are in a
+	// package, as kubebuilder scaffolds them above a webhook's type.
+	// ctrlgen checks them but writes no webhook configuration from them.
+	Webhook = DefineArgs("kubebuilder:webhook", TargetPackage, webhookRule,
+		"+kubebuilder:webhook:path=<path>|url=<url>,mutating=true|false,failurePolicy=fail|ignore,groups=<group>;...,resources=<resource>;...,verbs=<verb>;...,versions=<version>;...,name=<name>,admissionReviewVersions=<version>;...[,sideEffects=...][,matchPolicy=...][,timeoutSeconds=<n>][,serviceName=...][,serviceNamespace=...][,servicePort=<n>][,webhookVersions=v1][,reinvocationPolicy=...][,patch=<json>]",
+		"an admission webhook, for controller-gen's webhook generator").Repeated().Anywhere()
+	WebhookConfiguration = DefineArgs("kubebuilder:webhookconfiguration", TargetPackage, webhookConfiguration,
+		"+kubebuilder:webhookconfiguration:mutating=true|false[,name=<name>]",
+		"the name of the webhook configuration object, for controller-gen's webhook generator").Repeated().Anywhere()
+
 	// Markers of controller-gen's other generators, which ctrlgen has
 	// not: known, so that they are not taken for typos, and unused.
-	Webhook = Define("kubebuilder:webhook", TargetPackage|TargetType, str,
-		"+kubebuilder:webhook:...", "a webhook configuration, for controller-gen's webhook generator").Repeated()
 	ApplyConfigurationGenerate = Define("kubebuilder:ac:generate", TargetPackage|TargetType, BoolOrFlag,
 		"+kubebuilder:ac:generate=true|false", "for controller-gen's applyconfiguration generator")
 	ApplyConfigurationOutput = Define("kubebuilder:ac:output:package", TargetPackage, str,
@@ -212,7 +220,7 @@ func crdDefs() []Def {
 		AtMostOneOf, ExactlyOneOf, AtLeastOneOf, K8sEnum,
 		PreserveUnknownFields, Title, ListType, ListMapKey, MapType, StructType, K8sListType, K8sListMapKey, ExternalDocsMarker,
 		ScaleSubresource, PrintColumnMarker, StorageVersion, SkipVersion, UnservedVersion, DeprecatedVersion, Metadata, SelectableField,
-		VersionName, Skip, RBAC, Webhook, ApplyConfigurationGenerate, ApplyConfigurationOutput,
+		VersionName, Skip, RBAC, Webhook, WebhookConfiguration, ApplyConfigurationGenerate, ApplyConfigurationOutput,
 	)
 }
 

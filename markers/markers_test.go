@@ -57,20 +57,28 @@ func TestCollectDiagnostics(t *testing.T) {
 		warn   bool
 	}{
 		{"genclient=true", TargetType, "takes no value", false},
-		{"genclient:nonNamspaced", TargetType, "did you mean +genclient:nonNamespaced?", false},
+		{"genclient:nonNamspaced", TargetType, "did you mean +genclient:nonNamespaced?; ignored", true},
 		{"genclient:onlyVerbs=get,lsit", TargetType, `"lsit" is not one of`, false},
 		{"genclient:onlyVerbs=get,lsit", TargetType, "did you mean list?", false},
 		{"genclient:method=GetScale", TargetType, "verb= is required", false},
 		{"genclient:method=GetScale,verb=watch", TargetType, `verb: "watch" is not one of`, false},
 		{"genclient:method=Foo,verb=get,input=Scale", TargetType, "input= works only with verbs create, update, apply", false},
 		{"genclient:method=foo,verb=get", TargetType, "not an exported Go identifier", false},
-		{"genclientx", TargetType, "unknown marker +genclientx; did you mean +genclient?", false},
+		{"genclientx", TargetType, "unknown marker +genclientx; did you mean +genclient?", true},
+		// A marker controller-gen does not know either, which it ignores.
+		{"kubebuilder:validation:OneOf=Record,Alert", TargetField, "unknown marker +kubebuilder:validation:OneOf", true},
+		{"kubebuilder:objet:root=true", TargetType, "did you mean +kubebuilder:object:root=true?", true},
+		// Near misses outside the shared namespaces.
+		{"genclinet", TargetType, "unknown marker +genclinet; did you mean +genclient?; ignored", true},
+		{"groupname=apps", TargetPackage, "did you mean +groupName=<group>?", true},
+		{"k8s:deepcopy-gen:interface=k8s.io/apimachinery/pkg/runtime.Object", TargetType, "did you mean +k8s:deepcopy-gen:interfaces=", true},
 		{"ctrlgen:controler", TargetType, "did you mean +ctrlgen:controller?", false},
 		{"ctrlgen:controller:stausAply", TargetType, "did you mean +ctrlgen:controller:statusApply?", false},
 		{"ctrlgen:controller:owns=apps/v1.deployment", TargetType, "does not end in .<Kind>", false},
 		{"ctrlgen:controller:owns=apps/1.Deployment", TargetType, "version \"1\"", false},
 		{"ctrlgen:controller:finalizer=cleanup", TargetType, "domain-qualified", false},
-		{"genclient", TargetPackage, "+genclient applies to types, not packages", false},
+		{"genclient", TargetPackage, "+genclient applies to types, not packages", true},
+		{"ctrlgen:controller", TargetPackage, "+ctrlgen:controller applies to types, not packages", false},
 		{"groupName=apps", TargetType, "+groupName applies to packages, not types; ignored here", true},
 		{"groupName=Apps", TargetPackage, "not a DNS subdomain", false},
 		{"k8s:deepcopy-gen=package", TargetType, `"package" is not one of true, false`, false},
@@ -80,6 +88,16 @@ func TestCollectDiagnostics(t *testing.T) {
 		{"kubebuilder:resource:scope=Clustr", TargetType, "did you mean Cluster?", false},
 		{"kubebuilder:validation:Minimum=1", TargetType, "", false},
 		{"optional", TargetField, "", false},
+		// Other tools' markers.
+		{"k8s:openapi-gen=true", TargetPackage, "", false},
+		{"k8s:prerelease-lifecycle-gen:introduced=1.20", TargetType, "", false},
+		{"k8s:conversion-gen=k8s.io/kubernetes/pkg/apis/apps", TargetPackage, "", false},
+		{"k8s:defaulter-gen=TypeMeta", TargetPackage, "", false},
+		{"k8s:protobuf=true", TargetType, "", false},
+		{"enum", TargetType, "", false},
+		{"listType=atomic", TargetField, "", false},
+		{"structType=atomic", TargetType, "", false},
+		{"kubebuilder:webhook:path=/mutate-batch-v1-cronjob,mutating=true,failurePolicy=fail,sideEffects=None,groups=batch.example.com,resources=cronjobs,verbs=create;update,versions=v1,name=mcronjob.kb.io,admissionReviewVersions=v1", TargetPackage, "", false},
 		{"groupName=", TargetPackage, "", false},
 		{"k8s:deepcopy-gen=package,register=true", TargetPackage, "", false},
 		{"k8s:deepcopy-gen=package,register", TargetPackage, "", false},
@@ -97,6 +115,9 @@ func TestCollectDiagnostics(t *testing.T) {
 		if len(diags) != 1 || !strings.Contains(diags[0].Error(), tc.want) || diags[0].Warning != tc.warn {
 			t.Errorf("+%s: got %v, want one %q (warning %v)", tc.line, diags, tc.want, tc.warn)
 			continue
+		}
+		if diags[0].Lenient != tc.warn {
+			t.Errorf("+%s: lenient %v, want %v: a warning, and only a warning, is an error in a strict run", tc.line, diags[0].Lenient, tc.warn)
 		}
 		if !strings.HasPrefix(diags[0].Error(), "types.go:1: ") {
 			t.Errorf("+%s: %q lacks file:line", tc.line, diags[0].Error())
@@ -339,5 +360,43 @@ func TestUnknownListsKnown(t *testing.T) {
 	want := "unknown marker +genclient:frobnicate; known ones: +genclient, +genclient:method, +genclient:noStatus"
 	if len(diags) != 1 || !strings.Contains(diags[0].Msg, want) {
 		t.Errorf("got %v, want %q", diags, want)
+	}
+}
+
+// TestWebhook reads controller-gen's webhook markers as kubebuilder v3
+// scaffolds them, and refuses what controller-tools refuses, at the line.
+func TestWebhook(t *testing.T) {
+	vals, diags := Webhook.Read(lines(
+		"kubebuilder:webhook:path=/mutate-batch-tutorial-kubebuilder-io-v1-cronjob,mutating=true,failurePolicy=fail,sideEffects=None,groups=batch.tutorial.kubebuilder.io,resources=cronjobs,verbs=create;update,versions=v1,name=mcronjob.kb.io,admissionReviewVersions=v1",
+		`kubebuilder:webhook:url="https://example.com:8443/validate",mutating=false,failurePolicy=ignore,matchPolicy=Exact,timeoutSeconds=5,groups="",resources=pods,verbs={create,delete},versions=v1,name=vpod.example.com,admissionReviewVersions=v1;v1beta1,servicePort=9443,reinvocationPolicy=Never`,
+		"kubebuilder:webhook:path=/x,mutating=true,failurePolicy=fail,groups=g,resources=r,verbs=create,versions=v1,admissionReviewVersions=v1",
+		"kubebuilder:webhook:path=/x,url=https://x,mutating=true,failurePolicy=fail,groups=g,resources=r,verbs=create,versions=v1,name=n,admissionReviewVersions=v1",
+		"kubebuilder:webhook:path=/x,mutating=yes,failurePolicy=fail,groups=g,resources=r,verbs=create,versions=v1,name=n,admissionReviewVersions=v1",
+		"kubebuilder:webhook:paht=/x,mutating=true,failurePolicy=fail,groups=g,resources=r,verbs=create,versions=v1,name=n,admissionReviewVersions=v1",
+	))
+	if len(vals) != 2 {
+		t.Fatalf("read %d webhooks, want 2: %+v", len(vals), vals)
+	}
+	m, v := vals[0].V, vals[1].V
+	if !m.Mutating || m.Path != "/mutate-batch-tutorial-kubebuilder-io-v1-cronjob" || m.SideEffects != "None" ||
+		!reflect.DeepEqual(m.Verbs, []string{"create", "update"}) || m.Name != "mcronjob.kb.io" || !reflect.DeepEqual(m.AdmissionReviewVersions, []string{"v1"}) {
+		t.Errorf("mutating webhook = %+v", m)
+	}
+	if v.Mutating || v.URL != "https://example.com:8443/validate" || v.TimeoutSeconds != 5 || v.MatchPolicy != "Exact" ||
+		!reflect.DeepEqual(v.Groups, []string{""}) || !reflect.DeepEqual(v.Verbs, []string{"create", "delete"}) ||
+		v.ServicePort == nil || *v.ServicePort != 9443 || !reflect.DeepEqual(v.AdmissionReviewVersions, []string{"v1", "v1beta1"}) {
+		t.Errorf("validating webhook = %+v", v)
+	}
+	want := []string{"types.go:3: error: ", "missing argument name",
+		"types.go:4: error: ", "needs path= or url=, and not both",
+		"types.go:5: error: ", "true or false",
+		"types.go:6: error: ", `unknown argument "paht"`}
+	if len(diags) != len(want)/2 {
+		t.Fatalf("diagnostics %v, want %d", diags, len(want)/2)
+	}
+	for i, d := range diags {
+		if !strings.HasPrefix(d.Error(), want[2*i]) || !strings.Contains(d.Error(), want[2*i+1]) || !strings.Contains(d.Error(), "expected +kubebuilder:webhook:path=<path>|url=<url>") {
+			t.Errorf("diagnostic %d = %q, want %q…%q and the expected form", i, d.Error(), want[2*i], want[2*i+1])
+		}
 	}
 }

@@ -2,23 +2,37 @@ package markers
 
 import (
 	"fmt"
+	"go/token"
 	"sort"
 	"strings"
 )
 
-// Registry knows a set of definitions and the namespaces it owns: in an
-// owned namespace an unknown marker is an error, elsewhere it is someone
-// else's marker ("+optional", "+listType") and is left alone.
+// Registry knows a set of definitions and what to say of a marker it does
+// not know, by the namespace its name is in (see Namespaces).
 type Registry struct {
 	byName map[string][]Def
 	names  []string // sorted, for suggestions
-	owned  []string
+	ns     Namespaces
 }
 
-// NewRegistry returns a registry of defs. owned are name prefixes, e.g.
-// "genclient" (which owns "genclient:…" too) or "ctrlgen:".
-func NewRegistry(owned []string, defs ...Def) *Registry {
-	r := &Registry{byName: map[string][]Def{}, owned: owned}
+// Namespaces sort the markers a registry does not know. Each entry is a
+// name prefix: "genclient" (which covers "genclient:…" too) or "ctrlgen:".
+type Namespaces struct {
+	// Owned are the registry's own: a marker there that it does not know
+	// is an error, as no other tool reads it.
+	Owned []string
+	// Shared are read by other tools too (code-generator, controller-gen),
+	// which ignore what they do not know: a marker there that the registry
+	// does not know is a warning that names the closest known marker.
+	Shared []string
+}
+
+// NewRegistry returns a registry of defs. Outside ns's namespaces, a
+// marker it does not know is someone else's ("+optional", "+listType"),
+// and is reported only when it is a near miss of one it knows
+// ("+genclinet", "+groupname").
+func NewRegistry(ns Namespaces, defs ...Def) *Registry {
+	r := &Registry{byName: map[string][]Def{}, ns: ns}
 	for _, d := range defs {
 		if _, seen := r.byName[d.Name()]; !seen {
 			r.names = append(r.names, d.Name())
@@ -39,8 +53,14 @@ func (r *Registry) Defs() []Def {
 }
 
 // Owns reports whether a marker name is in a namespace the registry owns.
-func (r *Registry) Owns(name string) bool {
-	for _, o := range r.owned {
+func (r *Registry) Owns(name string) bool { return inNamespace(name, r.ns.Owned) }
+
+// shares reports whether a marker name is in a namespace the registry
+// reads alongside other tools.
+func (r *Registry) shares(name string) bool { return inNamespace(name, r.ns.Shared) }
+
+func inNamespace(name string, prefixes []string) bool {
+	for _, o := range prefixes {
 		if strings.HasPrefix(name, o) || name == strings.TrimSuffix(o, ":") {
 			return true
 		}
@@ -62,8 +82,8 @@ func (r *Registry) Collect(lines []Line, t Target) (Set, []Diagnostic) {
 			continue
 		}
 		if defs == nil {
-			if r.Owns(name) {
-				diags = append(diags, Diagnostic{Pos: l.Pos, Msg: r.unknown(name)})
+			if d, ok := r.unknown(l.Pos, name); ok {
+				diags = append(diags, d)
 			}
 			continue
 		}
@@ -73,6 +93,7 @@ func (r *Registry) Collect(lines []Line, t Target) (Set, []Diagnostic) {
 				Pos:     l.Pos,
 				Msg:     fmt.Sprintf("+%s applies to %s, not %s; ignored here", defs[0].Name(), targets(defs), t),
 				Warning: !r.Owns(name),
+				Lenient: !r.Owns(name),
 			})
 			continue
 		}
@@ -139,40 +160,73 @@ func markerName(text string) string {
 	return name
 }
 
-func (r *Registry) unknown(name string) string {
-	msg := fmt.Sprintf("unknown marker +%s", name)
-	if s := r.closest(name); s != "" {
-		return msg + fmt.Sprintf("; did you mean %s?", r.byName[s][0].Syntax())
-	}
-	var known []string
+// unknown reports a marker the registry does not know, by its namespace:
+// an error in an owned one, a warning in a shared one, and elsewhere a
+// warning only for a near miss of a known marker.
+func (r *Registry) unknown(pos token.Position, name string) (Diagnostic, bool) {
+	owned := r.Owns(name)
+	var candidates []string
 	for _, n := range r.names {
-		if r.Owns(n) && strings.SplitN(n, ":", 2)[0] == strings.SplitN(name, ":", 2)[0] {
-			known = append(known, "+"+n)
+		if !owned || r.Owns(n) {
+			candidates = append(candidates, n)
 		}
 	}
-	if len(known) > 0 {
-		msg += "; known ones: " + strings.Join(known, ", ")
+	suggestion := r.closest(name, candidates)
+	msg := fmt.Sprintf("unknown marker +%s", name)
+	switch {
+	case suggestion != "":
+		msg += fmt.Sprintf("; did you mean %s?", r.byName[suggestion][0].Syntax())
+	case owned || r.shares(name):
+		var known []string
+		for _, n := range candidates {
+			if strings.SplitN(n, ":", 2)[0] == strings.SplitN(name, ":", 2)[0] {
+				known = append(known, "+"+n)
+			}
+		}
+		if len(known) > 0 {
+			msg += "; known ones: " + strings.Join(known, ", ")
+		}
 	}
-	return msg
+	switch {
+	case owned:
+		return Diagnostic{Pos: pos, Msg: msg}, true
+	case r.shares(name):
+		return Diagnostic{Pos: pos, Msg: msg + "; ignored", Warning: true, Lenient: true}, true
+	case suggestion != "" && nearMiss(name, suggestion):
+		return Diagnostic{Pos: pos, Msg: msg + "; ignored", Warning: true, Lenient: true}, true
+	}
+	return Diagnostic{}, false
 }
 
-// closest returns the owned marker name nearest to name, or "". The name
-// as written may run on into arguments ("kubebuilder:rbca:groups"), so
-// each prefix that ends before a colon is tried too.
-func (r *Registry) closest(name string) string {
-	var owned []string
-	for _, n := range r.names {
-		if r.Owns(n) {
-			owned = append(owned, n)
+// nearMiss reports whether a marker outside the registry's namespaces is
+// written so close to a known one that it is surely a typo of it: the
+// same but for case, or up to two edits apart in a name of some length.
+// Other tools' markers ("+k8s:openapi-gen", "+enum") are further away.
+func nearMiss(name, known string) bool {
+	for prefix := name; ; {
+		d := editDistance(strings.ToLower(prefix), strings.ToLower(known))
+		if d == 0 || d <= 2 && len(known) >= 8 {
+			return true
 		}
+		i := strings.LastIndex(prefix, ":")
+		if i < 0 {
+			return false
+		}
+		prefix = prefix[:i]
 	}
+}
+
+// closest returns the candidate nearest to name, or "". The name as
+// written may run on into arguments ("kubebuilder:rbca:groups"), so each
+// prefix that ends before a colon is tried too.
+func (r *Registry) closest(name string, candidates []string) string {
 	best, bestDist := "", -1
 	for prefix := name; ; {
 		// A shortened name stands for a marker whose arguments follow
 		// after a colon; a flag marker (+ctrlgen:controller) never has
 		// them, so a typo in +ctrlgen:controller:statusApply's last part
 		// is not taken for it.
-		if c := Closest(prefix, owned); c != "" && (len(prefix) == len(name) || r.byName[c][0].takesArgs()) {
+		if c := Closest(prefix, candidates); c != "" && (len(prefix) == len(name) || r.byName[c][0].takesArgs()) {
 			if d := editDistance(strings.ToLower(prefix), strings.ToLower(c)); bestDist < 0 || d < bestDist {
 				best, bestDist = c, d
 			}
@@ -232,8 +286,10 @@ func (r *Registry) Detached(d Detached) []Diagnostic {
 		case defs != nil:
 			known = append(known, "+"+defs[0].Name())
 			where |= targets(defs)
-		case r.Owns(markerName(l.Text)):
-			diags = append(diags, Diagnostic{Pos: l.Pos, Msg: r.unknown(markerName(l.Text))})
+		default:
+			if d, ok := r.unknown(l.Pos, markerName(l.Text)); ok {
+				diags = append(diags, d)
+			}
 		}
 	}
 	if len(known) == 0 {
