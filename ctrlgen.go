@@ -226,6 +226,13 @@ func Plan(cfg Config) (*Changes, error) {
 	if cfg.NoApplyConfig && slices.Contains(cfg.Generators, "applyconfiguration") {
 		return nil, errors.New("--with-applyconfig=false turns the applyconfiguration generator off; leave it out of --generators")
 	}
+	if slices.Contains(cfg.Generators, "clientset") && !slices.Contains(cfg.Generators, "applyconfiguration") && !cfg.NoApplyConfig && cfg.ApplyConfigurationPkg == "" {
+		// The clients' Apply methods take the apply configurations, which
+		// this run would neither write nor be told of. client-gen leaves
+		// Apply out then; ctrlgen's clients have it by its flags alone, so
+		// that a partial run never disagrees with a full one.
+		return nil, errors.New("--generators has clientset but not applyconfiguration: the typed clients' Apply methods need apply configurations. Add applyconfiguration to --generators, or pass --with-applyconfig=false for clients without Apply (as client-gen without --apply-configuration-package, e.g. generate-groups.sh client,lister,informer)")
+	}
 	if cfg.ExternalApplyConfigurations != nil && (cfg.NoApplyConfig || cfg.ApplyConfigurationPkg != "") {
 		return nil, errors.New("--external-applyconfigurations says where the generated apply configurations find others': with --with-applyconfig=false or --apply-configuration-package none are generated")
 	}

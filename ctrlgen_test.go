@@ -123,6 +123,35 @@ func TestApplyConfigurationFlagsConflict(t *testing.T) {
 	}
 }
 
+// TestClientsetNeedsApplyConfigurations: a run that generates the
+// clientset but not the apply configurations its Apply methods take, and
+// is not told where others are (generate-groups.sh client,lister,informer
+// translated), is refused with both ways out, instead of writing clients
+// that do not compile; either way out then runs.
+func TestClientsetNeedsApplyConfigurations(t *testing.T) {
+	dir := testmod.New(t, filepath.Join(testmod.RepoRoot(), "generators/testdata/clientlisterinformer/in"), "example.com/user")
+	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", Stderr: io.Discard,
+		Generators: []string{"clientset", "lister", "informer"}}
+	_, err := ctrlgen.Plan(cfg)
+	for _, want := range []string{"Add applyconfiguration to --generators", "pass --with-applyconfig=false"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error = %v, want it to say %q", err, want)
+		}
+	}
+	for _, fix := range []func(*ctrlgen.Config){
+		func(c *ctrlgen.Config) { c.Generators = append(c.Generators, "applyconfiguration") },
+		func(c *ctrlgen.Config) { c.NoApplyConfig = true },
+		func(c *ctrlgen.Config) { c.ApplyConfigurationPkg = "example.com/user/ac" },
+	} {
+		c := cfg
+		c.Generators = slices.Clone(cfg.Generators)
+		fix(&c)
+		if _, err := ctrlgen.Plan(c); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+}
+
 // TestExternalApplyConfigurationsNeedGenerated: the mapping says where
 // generated apply configurations find others'; without any generated,
 // giving it is an error, not a flag quietly ignored.
