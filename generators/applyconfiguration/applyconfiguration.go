@@ -412,17 +412,26 @@ func (g *graph) acTypeOf(f *gen.File, t *typegraph.Type) *acType {
 			elem := g.acTypeOf(f, t.Elem)
 			return &acType{text: "map[" + g.acTypeOf(f, t.Key).text + "]" + elem.text, elem: elem}
 		}
-		return &acType{text: g.raw(f, t), elem: &acType{text: g.raw(f, t.Elem), name: t.Elem.Name.Name}}
 	case typegraph.Slice:
 		if _, ok := g.refs[t.Elem.Name]; ok && t.Elem.IsNamed() {
 			elem := g.acTypeOf(f, t.Elem)
 			return &acType{text: "[]" + elem.text, elem: elem}
 		}
-		return &acType{text: g.raw(f, t), elem: &acType{text: g.raw(f, t.Elem), name: t.Elem.Name.Name}}
 	case typegraph.Pointer:
 		return g.acTypeOf(f, t.Elem)
 	}
-	return &acType{text: g.raw(f, t), name: t.Name.Name}
+	return g.goTypeOf(f, t)
+}
+
+// goTypeOf is the type t keeps where no apply configuration replaces it:
+// t itself, less its pointers.
+func (g *graph) goTypeOf(f *gen.File, t *typegraph.Type) *acType {
+	t = deref(t)
+	a := &acType{text: g.raw(f, t), name: t.Name.Name}
+	if t.Kind == typegraph.Map || t.Kind == typegraph.Slice {
+		a.elem = &acType{text: g.raw(f, t.Elem), name: t.Elem.Name.Name}
+	}
+	return a
 }
 
 // ptr is the pointer to a: the parameter type of a With function for

@@ -30,6 +30,39 @@ type member struct {
 	typ        *acType // the apply configuration type of the field
 	tags       jsonTags
 	embeddedIn *member
+	// inGo is true for a field of a struct embedded as its Go type, one
+	// without an apply configuration (applyconfiguration-gen writes them
+	// for types of its input packages only: knative's DomainMappingStatus
+	// embeds knative.dev/pkg's duckv1.Status as itself). The field keeps
+	// its Go type, and With sets it as the struct declares it.
+	inGo bool
+}
+
+// newMember is m, a field of the type or of the struct embed embeds in
+// it, as its With function and getter see it.
+func (w *typeWriter) newMember(m typegraph.Member, tags jsonTags, embed *member) *member {
+	mp := &member{m: m, tags: tags, embeddedIn: embed}
+	mp.inGo = embed != nil && (embed.inGo || !w.g.isApplyConfig(embed.m.Type))
+	switch {
+	case mp.inGo:
+		mp.typ = w.g.goTypeOf(w.f, m.Type)
+	case w.g.isApplyConfig(m.Type):
+		mp.typ = w.g.acTypeOf(w.f, m.Type).ptr()
+	default:
+		mp.typ = w.g.acTypeOf(w.f, m.Type)
+	}
+	return mp
+}
+
+// byPointer reports whether the field holds a pointer to the value
+// With takes: in an apply configuration, every field but apply
+// configurations (pointers already), slices and maps; in a Go struct,
+// the pointers it declares.
+func (w *typeWriter) byPointer(m *member) bool {
+	if m.inGo {
+		return m.m.Type.Kind == typegraph.Pointer
+	}
+	return !w.g.isApplyConfig(m.m.Type) && !isNillable(m.m.Type)
 }
 
 // path is how a With function reaches the field from its receiver:
@@ -280,10 +313,7 @@ func (w *typeWriter) withFuncs(t *typegraph.Type, embed *member, generated *[]st
 			continue
 		}
 		*generated = append(*generated, m.Name)
-		mp := &member{m: m, typ: w.g.acTypeOf(w.f, m.Type), tags: tags, embeddedIn: embed}
-		if w.g.isApplyConfig(m.Type) {
-			mp.typ = mp.typ.ptr()
-		}
+		mp := w.newMember(m, tags, embed)
 		if m.Embedded {
 			if err := w.withFuncs(m.Type.Resolved(), mp, generated); err != nil {
 				return err
@@ -293,7 +323,7 @@ func (w *typeWriter) withFuncs(t *typegraph.Type, embed *member, generated *[]st
 			}
 			continue
 		}
-		if d := deref(m.Type); d.Kind == typegraph.Slice && w.g.isApplyConfig(d.Elem) {
+		if d := deref(m.Type); !mp.inGo && d.Kind == typegraph.Slice && w.g.isApplyConfig(d.Elem) {
 			w.withForSlice(mp, mp.typ.elem.ptr())
 			continue
 		}
@@ -342,10 +372,10 @@ func (w *typeWriter) with(m *member) {
 	f.P("// If called multiple times, the ", name, " field is set to the value of the last call.")
 	f.P("func (b *", w.ac, ") With", name, "(value ", m.typ.text, ") *", w.ac, " {")
 	w.ensureEmbedExistsIfApplicable(m)
-	if w.g.isApplyConfig(m.m.Type) || isNillable(m.m.Type) {
-		f.P(m.path(), " = value")
-	} else {
+	if w.byPointer(m) {
 		f.P(m.path(), " = &value")
+	} else {
+		f.P(m.path(), " = value")
 	}
 	f.P("return b")
 	f.P("}")
@@ -427,10 +457,7 @@ func (w *typeWriter) getters(t *typegraph.Type, embed *member) error {
 		if !ok {
 			continue
 		}
-		mp := &member{m: m, typ: w.g.acTypeOf(w.f, m.Type), tags: tags, embeddedIn: embed}
-		if w.g.isApplyConfig(m.Type) {
-			mp.typ = mp.typ.ptr()
-		}
+		mp := w.newMember(m, tags, embed)
 		if m.Embedded {
 			if err := w.getters(m.Type.Resolved(), mp); err != nil {
 				return err
@@ -443,10 +470,10 @@ func (w *typeWriter) getters(t *typegraph.Type, embed *member) error {
 		f := w.f
 		f.P()
 		f.P("// Get", m.Name, " retrieves the value of the ", m.Name, " field in the declarative configuration.")
-		if w.g.isApplyConfig(m.Type) || isNillable(m.Type) {
-			f.P("func (b *", w.ac, ") Get", m.Name, "() ", mp.typ.text, " {")
-		} else {
+		if w.byPointer(mp) {
 			f.P("func (b *", w.ac, ") Get", m.Name, "() *", mp.typ.text, " {")
+		} else {
+			f.P("func (b *", w.ac, ") Get", m.Name, "() ", mp.typ.text, " {")
 		}
 		w.ensureEmbedExistsIfApplicable(mp)
 		f.P("return ", mp.path())
