@@ -170,10 +170,10 @@ func (a clientGoLW) IsWatchListSemanticsUnSupported() bool {
 	return watchlist.DoesClientNotSupportWatchListSemantics(a.lw)
 }
 
-// clientHandlerKinds runs a scenario once with each kind of client-go
-// handler: untyped, typed through the informer's own AddTypedEventHandler,
-// and typed through client-go's wrapper of the untyped informer.
-var clientHandlerKinds = []struct {
+// handlerKinds runs a test once with each kind of client-go handler:
+// untyped, typed through the informer's own AddTypedEventHandler, and
+// typed through client-go's wrapper of the untyped informer.
+var handlerKinds = []struct {
 	name string
 	add  func(t *testing.T, inf typedInformer, r *recorder, opts ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration
 }{

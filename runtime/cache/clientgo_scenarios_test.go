@@ -1002,7 +1002,7 @@ func scenarioTransformedObjectsReachHandlers(t *testing.T, im impl) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		clientHandlerKinds[0].add(t, inf, rec)
+		handlerKinds[0].add(t, inf, rec)
 	})
 	waitSynced(t, inf)
 	eventually(t, "adds", func() bool { return len(rec.snapshot()) == 2 })
@@ -1050,7 +1050,7 @@ func scenarioTransformRunsOncePerObject(t *testing.T, im impl) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		clientHandlerKinds[0].add(t, inf, rec)
+		handlerKinds[0].add(t, inf, rec)
 	})
 	waitSynced(t, inf)
 	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
@@ -1113,7 +1113,7 @@ func TestClientGoScenarioRelistDeliversWhatTheWatchMissed(t *testing.T) {
 }
 
 func scenarioRelistDeliversWhatTheWatchMissed(t *testing.T, im impl) {
-	for _, hk := range clientHandlerKinds {
+	for _, hk := range handlerKinds {
 		t.Run(hk.name, func(t *testing.T) {
 			s := newServer()
 			create(s, cm("ns", "pod1", "1"))
@@ -1162,7 +1162,7 @@ func TestClientGoScenarioMissedDeleteIsToldOnce(t *testing.T) {
 }
 
 func scenarioMissedDeleteIsToldOnce(t *testing.T, im impl) {
-	for _, hk := range clientHandlerKinds {
+	for _, hk := range handlerKinds {
 		t.Run(hk.name, func(t *testing.T) {
 			s := newServer()
 			create(s, cm("ns", "gone", "last"))
@@ -1208,7 +1208,7 @@ func TestClientGoScenarioRecreatedObjectFoundByRelist(t *testing.T) {
 }
 
 func scenarioRecreatedObjectFoundByRelist(t *testing.T, im impl) {
-	for _, hk := range clientHandlerKinds {
+	for _, hk := range handlerKinds {
 		t.Run(hk.name, func(t *testing.T) {
 			s := newServer()
 			old := create(s, cm("ns", "a", "old"))
@@ -1264,7 +1264,7 @@ func scenarioChangesToOneObjectKeepTheirOrder(t *testing.T, im impl) {
 	s := newServer()
 	recs := []*recorder{newRecorder(t), newRecorder(t), newRecorder(t)}
 	inf, _ := im.start(t, s, informerOptions{}, func(inf typedInformer) {
-		for i, hk := range clientHandlerKinds {
+		for i, hk := range handlerKinds {
 			hk.add(t, inf, recs[i])
 		}
 	})
@@ -1291,19 +1291,19 @@ func scenarioChangesToOneObjectKeepTheirOrder(t *testing.T, im impl) {
 		}
 	}
 	for i, r := range recs {
-		eventually(t, clientHandlerKinds[i].name, func() bool { return len(r.snapshot()) == 20+100+10 })
+		eventually(t, handlerKinds[i].name, func() bool { return len(r.snapshot()) == 20+100+10 })
 		got := map[string][]string{}
 		lastRV := map[string]string{}
 		for _, e := range r.snapshot() {
 			got[e.obj.Name] = append(got[e.obj.Name], e.kind)
 			if prev := lastRV[e.obj.Name]; prev != "" && len(e.obj.ResourceVersion) <= len(prev) && e.obj.ResourceVersion <= prev {
-				t.Fatalf("%s: %s of %s at %s after %s", clientHandlerKinds[i].name, e.kind, e.obj.Name, e.obj.ResourceVersion, prev)
+				t.Fatalf("%s: %s of %s at %s after %s", handlerKinds[i].name, e.kind, e.obj.Name, e.obj.ResourceVersion, prev)
 			}
 			lastRV[e.obj.Name] = e.obj.ResourceVersion
 		}
 		for name, w := range want {
 			if !slices.Equal(got[name], w) {
-				t.Fatalf("%s: %s saw %v, want %v", clientHandlerKinds[i].name, name, got[name], w)
+				t.Fatalf("%s: %s saw %v, want %v", handlerKinds[i].name, name, got[name], w)
 			}
 		}
 	}
@@ -1551,7 +1551,7 @@ func scenarioPanickingHandlerKeepsReceiving(t *testing.T, im impl) {
 		if _, err := inf.AddEventHandler(h); err != nil {
 			t.Fatal(err)
 		}
-		clientHandlerKinds[1].add(t, inf, calm)
+		handlerKinds[1].add(t, inf, calm)
 	})
 	waitSynced(t, inf)
 	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
@@ -1886,7 +1886,7 @@ func scenarioInformerStoreResourceVersion(t *testing.T, im impl) {
 	create(s, cm("ns", "b", ""))
 	marker := create(s, cm("ns", "c", "")) // the list's resourceVersion is the last write's
 	rec := newRecorder(t)
-	inf, _ := im.start(t, s, informerOptions{}, func(inf typedInformer) { clientHandlerKinds[0].add(t, inf, rec) })
+	inf, _ := im.start(t, s, informerOptions{}, func(inf typedInformer) { handlerKinds[0].add(t, inf, rec) })
 	waitSynced(t, inf)
 	store := inf.GetStore()
 	if got := store.LastStoreSyncResourceVersion(); got != marker.ResourceVersion {
@@ -1930,7 +1930,7 @@ func scenarioRenamingTransformSurvivesRelist(t *testing.T, im impl) {
 		}); err != nil {
 			t.Fatal(err)
 		}
-		clientHandlerKinds[0].add(t, inf, rec)
+		handlerKinds[0].add(t, inf, rec)
 	})
 	waitSynced(t, inf)
 	eventually(t, "watch", func() bool { return s.OpenWatches() == 1 })
@@ -2105,7 +2105,7 @@ func scenarioFailedStreamedListFallsBackToList(t *testing.T, im impl) {
 				}); err != nil {
 					t.Fatal(err)
 				}
-				reg = clientHandlerKinds[0].add(t, inf, rec)
+				reg = handlerKinds[0].add(t, inf, rec)
 			})
 			waitSynced(t, inf)
 			eventually(t, "handler synced", reg.HasSynced)

@@ -143,41 +143,6 @@ func startInformer(t *testing.T, s *server, opts cache.SharedIndexInformerOption
 	return inf, cancel
 }
 
-// handlerKinds runs a test once with each kind of client-go handler.
-var handlerKinds = []struct {
-	name string
-	add  func(t *testing.T, inf informer, r *recorder, opts ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration
-}{
-	{"untyped", func(t *testing.T, inf informer, r *recorder, opts ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration {
-		t.Helper()
-		var o clientcache.HandlerOptions
-		if len(opts) > 0 {
-			o = opts[0]
-		}
-		reg, err := inf.AddEventHandlerWithOptions(r.untyped(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return reg
-	}},
-	{"typed", func(t *testing.T, inf informer, r *recorder, opts ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration {
-		t.Helper()
-		reg, err := inf.AddTypedEventHandler(r.typed(), opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return reg
-	}},
-	{"client-go typed wrapper", func(t *testing.T, inf informer, r *recorder, opts ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration {
-		t.Helper()
-		reg, err := clientcache.NewTypedSharedIndexInformer[*corev1.ConfigMap](inf).AddTypedEventHandler(r.typed(), opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return reg
-	}},
-}
-
 func TestInformerDeliversEventsAndFillsTheIndexer(t *testing.T) {
 	for _, hk := range handlerKinds {
 		t.Run(hk.name, func(t *testing.T) {
@@ -223,7 +188,7 @@ func TestInformerDeleteFoundByRelistHasUnknownFinalState(t *testing.T) {
 	}
 }
 
-func testDeleteFoundByRelist(t *testing.T, add func(*testing.T, informer, *recorder, ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration, disableWatchList bool) {
+func testDeleteFoundByRelist(t *testing.T, add func(*testing.T, typedInformer, *recorder, ...clientcache.HandlerOptions) clientcache.ResourceEventHandlerRegistration, disableWatchList bool) {
 	{
 		{
 			s := newServer()

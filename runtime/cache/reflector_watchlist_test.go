@@ -163,15 +163,7 @@ func TestReflectorListsWhenAStreamedListFails(t *testing.T) {
 				t.Fatalf("%d lists and %d streamed lists, want the failed stream, then one list at 0", len(lists), len(streamed(watches)))
 			}
 
-			s.Detached(func() {
-				del(s, "ns", "b")
-				s.Compact()
-			})
-			s.FailWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
-			h.until(t, "relist by a stream", func() bool {
-				_, watches := s.Calls()
-				return h.inSync() && s.OpenWatches() == 1 && len(streamed(watches)) == 2
-			})
+			relistByStream(t, s, h)
 			if lists, _ := s.Calls(); len(lists) != 1 {
 				t.Fatalf("%d lists, want the relist streamed", len(lists))
 			}
@@ -331,6 +323,21 @@ func (lw midStreamErrorLW) Watch(ctx context.Context, opts metav1.ListOptions) (
 	return w, nil
 }
 
+// relistByStream deletes b and compacts, ends the watch with a 410, and
+// waits for the relist to be streamed: the second streamed list.
+func relistByStream(t *testing.T, s *server, h *bareReflector) {
+	t.Helper()
+	s.Detached(func() {
+		del(s, "ns", "b")
+		s.Compact()
+	})
+	s.FailWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
+	h.until(t, "relist by a stream", func() bool {
+		_, watches := s.Calls()
+		return h.inSync() && s.OpenWatches() == 1 && len(streamed(watches)) == 2
+	})
+}
+
 // An internal error after a streamed list has begun is a failure of the
 // server while serving it, not a refusal: as client-go, the Reflector lists
 // instead this time, and streams again the next.
@@ -349,13 +356,5 @@ func TestReflectorListsAfterErrorMidStreamAndStreamsNextTime(t *testing.T) {
 		t.Fatalf("errors reported: %v, want none: the list served", errs)
 	}
 
-	s.Detached(func() {
-		del(s, "ns", "b")
-		s.Compact()
-	})
-	s.FailWatches(&metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonExpired, Message: "too old resource version"})
-	h.until(t, "relist by a stream", func() bool {
-		_, watches := s.Calls()
-		return h.inSync() && s.OpenWatches() == 1 && len(streamed(watches)) == 2
-	})
+	relistByStream(t, s, h)
 }
