@@ -119,17 +119,7 @@ func (im impl) start(t *testing.T, s *server, opts informerOptions, setup func(t
 	if setup != nil {
 		setup(inf)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		inf.RunWithContext(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return inf, cancel
+	return inf, runUntilCleanup(t, inf)
 }
 
 // clientGoLW is client-go's ListerWatcher over a ctrlgen one: a page

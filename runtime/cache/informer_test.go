@@ -123,13 +123,9 @@ func (r *recorder) sawFinalState(want map[cache.ObjectName]*corev1.ConfigMap) bo
 
 type informer = cache.SharedIndexInformer[*corev1.ConfigMap]
 
-func startInformer(t *testing.T, s *server, opts cache.SharedIndexInformerOptions, setup func(informer)) (informer, context.CancelFunc) {
-	t.Helper()
-	opts.Reflector.Backoff = fastBackoff
-	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(), opts)
-	if setup != nil {
-		setup(inf)
-	}
+// runUntilCleanup runs inf until the returned cancel or the end of the
+// test, which waits for Run to return.
+func runUntilCleanup(t *testing.T, inf interface{ RunWithContext(context.Context) }) context.CancelFunc {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -140,7 +136,17 @@ func startInformer(t *testing.T, s *server, opts cache.SharedIndexInformerOption
 		cancel()
 		<-done
 	})
-	return inf, cancel
+	return cancel
+}
+
+func startInformer(t *testing.T, s *server, opts cache.SharedIndexInformerOptions, setup func(informer)) (informer, context.CancelFunc) {
+	t.Helper()
+	opts.Reflector.Backoff = fastBackoff
+	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(), opts)
+	if setup != nil {
+		setup(inf)
+	}
+	return inf, runUntilCleanup(t, inf)
 }
 
 func TestInformerDeliversEventsAndFillsTheIndexer(t *testing.T) {
