@@ -3,6 +3,7 @@ package applyconfiguration
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -144,13 +145,68 @@ func (c *converter) named(t *typegraph.Type) (schema.TypeRef, error) {
 }
 
 // fields are a struct's JSON fields, those of inline embedded structs
-// included.
+// included, as encoding/json sees them: of the fields of one name, the
+// shallowest wins, then the one tagged with it; where that leaves several,
+// none (prometheus-operator's ProbeSpec has an Authorization of its own
+// and one in an embedded struct: a second entry would make the schema
+// invalid, and the fake clientset's type converter panic).
 func (c *converter) fields(t *typegraph.Type) ([]schema.StructField, error) {
+	all, err := c.jsonFields(t, 0)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string][]jsonField{}
+	var names []string
+	for _, f := range all {
+		if byName[f.Name] == nil {
+			names = append(names, f.Name)
+		}
+		byName[f.Name] = append(byName[f.Name], f)
+	}
+	var out []schema.StructField
+	for _, name := range names {
+		if f, ok := dominant(byName[name]); ok {
+			out = append(out, f.StructField)
+		}
+	}
+	return out, nil
+}
+
+// jsonField is a field of a struct or of a struct embedded in it, depth
+// levels of embedding down.
+type jsonField struct {
+	schema.StructField
+	depth  int
+	tagged bool
+}
+
+// dominant is encoding/json's choice among fields of one name.
+func dominant(fields []jsonField) (jsonField, bool) {
+	shallowest := slices.MinFunc(fields, func(a, b jsonField) int { return a.depth - b.depth }).depth
+	var top, tagged []jsonField
+	for _, f := range fields {
+		if f.depth == shallowest {
+			top = append(top, f)
+			if f.tagged {
+				tagged = append(tagged, f)
+			}
+		}
+	}
+	switch {
+	case len(top) == 1:
+		return top[0], true
+	case len(tagged) == 1:
+		return tagged[0], true
+	}
+	return jsonField{}, false
+}
+
+func (c *converter) jsonFields(t *typegraph.Type, depth int) ([]jsonField, error) {
 	members, err := t.Resolved().Members()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Name, err)
 	}
-	var out []schema.StructField
+	var out []jsonField
 	for _, m := range members {
 		if !m.Embedded && !isExported(m.Name) {
 			continue
@@ -163,7 +219,7 @@ func (c *converter) fields(t *typegraph.Type) ([]schema.StructField, error) {
 		if m.Embedded && name == "" {
 			inner := deref(m.Type).Resolved()
 			if inner.Kind == typegraph.Struct {
-				more, err := c.fields(inner)
+				more, err := c.jsonFields(inner, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -171,14 +227,15 @@ func (c *converter) fields(t *typegraph.Type) ([]schema.StructField, error) {
 				continue
 			}
 		}
-		if !hasTag || name == "" {
+		tagged := hasTag && name != ""
+		if !tagged {
 			name = m.Name
 		}
 		ref, err := c.ref(m.Type, m)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, schema.StructField{Name: name, Type: ref})
+		out = append(out, jsonField{StructField: schema.StructField{Name: name, Type: ref}, depth: depth, tagged: tagged})
 	}
 	return out, nil
 }
