@@ -259,15 +259,25 @@ func embedsTypeMeta(f *ast.Field) bool {
 }
 
 // realInputs are open-source API modules generated with code-generator
-// (see genrun's SampleController, ExternalSnapshotterClient and GatewayAPI
-// for the versions and how their scripts call it), and the packages
-// compared.
+// (see genrun's SampleController, ExternalSnapshotterClient, GatewayAPI,
+// PrometheusOperator and Kueue for the versions and how their scripts
+// call it), and the packages compared.
 func realInputs(t *testing.T) []surfaceInput {
-	return []surfaceInput{
+	inputs := []surfaceInput{
 		{genrun.SampleController(t), []string{"./pkg/apis/...", "./pkg/generated/..."}},
 		{genrun.ExternalSnapshotterClient(t), []string{"./..."}},
 		{genrun.GatewayAPI(t), []string{"./apis/...", "./apisx/...", "./pkg/client/..."}},
 	}
+	if !genrun.MoreProjects() {
+		// prometheus-operator: the client module; the API module is
+		// compared too, as a module ctrlgen generates in (CtrlgenBefore).
+		t.Log("prometheus-operator and kueue not compared: BENCH_MORE_PROJECTS=1 runs them")
+		return inputs
+	}
+	return append(inputs,
+		surfaceInput{genrun.PrometheusOperator(t), []string{"./..."}},
+		surfaceInput{genrun.Kueue(t), []string{"./apis/...", "./client-go/..."}},
+	)
 }
 
 // TestAPISurface generates each input with ctrlgen and with
@@ -294,9 +304,26 @@ func TestAPISurface(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			diffs := apisurface.Compare(codegen, ctrlgen)
+			// The other modules of a repository ctrlgen generates in
+			// (prometheus-operator's API module: its deep copies), all
+			// their packages, named by their path from the input's.
+			for _, r := range in.CtrlgenBefore {
+				rel, _ := filepath.Rel(filepath.FromSlash(in.Dir), filepath.FromSlash(r.Dir))
+				var apis [2]*apisurface.API
+				for i, root := range []string{codegenRoot, ctrlgenRoot} {
+					if apis[i], err = apisurface.Load(filepath.Join(root, rel), "./..."); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, d := range apisurface.Compare(apis[0], apis[1]) {
+					d.Package = path.Join(filepath.ToSlash(rel), d.Package)
+					diffs = append(diffs, d)
+				}
+			}
 			ran++
 			var left []apisurface.Diff
-			for _, d := range apisurface.Compare(codegen, ctrlgen) {
+			for _, d := range diffs {
 				if i := allowed(d); i >= 0 {
 					used[i] = true
 				} else {

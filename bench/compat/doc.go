@@ -11,9 +11,12 @@
 //     register-gen, client-gen, lister-gen, informer-gen, as
 //     kube_codegen.sh runs them), at the same import paths.
 //   - TestProjects takes real controllers from the module proxy
-//     (k8s.io/sample-controller and external-snapshotter's snapshot
-//     controller and sidecar; versions in internal/genrun), deletes their
-//     generated clientset, listers and informers, regenerates them with
+//     (k8s.io/sample-controller, external-snapshotter's snapshot
+//     controller and sidecar, and prometheus-operator's operator, whose
+//     API and client are modules nested in its repository; versions in
+//     internal/genrun), deletes their generated clientset, listers and
+//     informers (and apply configurations where ctrlgen writes them;
+//     prometheus-operator's deep copies too), regenerates them with
 //     ctrlgen at the same import paths (ctrlgen's runtime, which the
 //     generated code imports, replaced by this checkout), checks that the
 //     controllers now build on ctrlgen's runtime, and runs their own unit

@@ -165,6 +165,39 @@ type Input struct {
 	// wrote the same files under the output directory (for inputs whose
 	// packages are read-only, where nothing else is written).
 	SameFiles bool
+	// K8sModules are k8s.io modules besides api, apimachinery and
+	// client-go that a project's go.mod requires (kubectl,
+	// component-base…), raised to the version ctrlgen requires of
+	// k8s.io/api with ctrlgen: Kubernetes' modules move together, and
+	// one left behind may import a package k8s.io/api no longer has,
+	// failing go mod tidy (kubectl v0.35's k8s.io/api/scheduling/v1alpha1).
+	K8sModules []string
+	// Dir is the directory, relative to Src, of the module the tools run
+	// in, when Src is a repository of modules that replace one another by
+	// relative directories (see RepoSource): the whole repository is
+	// copied, and the module at Dir is the input's. "" for Src's root.
+	Dir string
+	// CtrlgenBefore are ctrlgen runs, before the one with CtrlgenArgs, in
+	// other modules of Src's repository (Dir set): what a project
+	// generates there with a tool ctrlgen replaces, such as
+	// controller-gen's deep copies in an API module of its own.
+	CtrlgenBefore []CtrlgenRun
+}
+
+// A CtrlgenRun is a run of ctrlgen with Args in Dir, relative to the
+// repository root.
+type CtrlgenRun struct {
+	Dir  string
+	Args []string
+}
+
+// RepoRoot is the root of the tree the module at root belongs to: root,
+// or the repository root for an input whose Dir is set.
+func (in *Input) RepoRoot(root string) string {
+	if in.Dir == "" {
+		return root
+	}
+	return strings.TrimSuffix(root, string(filepath.Separator)+filepath.FromSlash(in.Dir))
 }
 
 // A Template is an input's module, ready to be copied: go.mod and go.sum
@@ -185,6 +218,9 @@ var templates sync.Map // *Input → *Once[*Template]
 // and, for in.Build, go build checks that the output compiles.
 func TemplateOf(tb testing.TB, in *Input) *Template {
 	tb.Helper()
+	if in.Dir != "" || in.CtrlgenBefore != nil || in.Codegen.ClientsetDir != "" {
+		tb.Fatalf("genrun: %s is a module of a repository, or with a clientset elsewhere, which templates do not take", in.Name)
+	}
 	// Outside the once: a failed build must not leave it done and empty.
 	ctrlgen, bins := CtrlgenBin(tb), CodegenBinDir(tb)
 	o, _ := templates.LoadOrStore(in, new(Once[*Template]))
@@ -285,11 +321,12 @@ func sameFiles(ours, theirs string) error {
 // hack/boilerplate.go.txt), and a go.mod requiring ctrlgen and
 // k8s.io/{api,apimachinery,client-go} at the versions ctrlgen's go.mod
 // requires, with a go.sum from ctrlgen's and bench's. A tree with a
-// go.mod of its own keeps it, with ctrlgen added, and its go.sum gets
-// ctrlgen's and bench's lines too.
+// go.mod of its own keeps it, with ctrlgen added (RequireCtrlgen). For
+// an input whose Dir is set, dir is the module's directory in a copy of
+// the whole repository, at in.RepoRoot(dir).
 func WriteModule(dir string, in *Input) error {
 	if in.Src != "" {
-		if err := CopyTree(in.Src, dir); err != nil {
+		if err := CopyTree(in.Src, in.RepoRoot(dir)); err != nil {
 			return err
 		}
 	}
@@ -299,19 +336,36 @@ func WriteModule(dir string, in *Input) error {
 			return err
 		}
 	}
-	sums := []string{filepath.Join(RepoDir, "go.sum"), filepath.Join(BenchDir, "go.sum")}
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-		args := []string{"mod", "edit", "-require=github.com/ctrlgen/ctrlgen@v0.0.0", "-replace=github.com/ctrlgen/ctrlgen=" + RepoDir}
-		for _, m := range runtimeModules {
-			args = append(args, "-require="+m+"@v0.0.0", "-replace="+m+"="+runtimeDir(m))
-		}
-		if _, err := GoCmd(dir, nil, args...); err != nil {
+		if err := raiseK8s(dir, in.K8sModules); err != nil {
 			return err
 		}
-		sums = append(sums, filepath.Join(dir, "go.sum"))
-	} else if err := writeGoMod(dir, in.Module); err != nil {
+		return RequireCtrlgen(dir)
+	}
+	if err := writeGoMod(dir, in.Module); err != nil {
 		return err
 	}
+	return writeGoSum(dir, nil)
+}
+
+// RequireCtrlgen adds ctrlgen and its runtime modules, replaced by this
+// checkout, to the go.mod in dir, and ctrlgen's and bench's go.sum lines
+// to its go.sum.
+func RequireCtrlgen(dir string) error {
+	args := []string{"mod", "edit", "-require=github.com/ctrlgen/ctrlgen@v0.0.0", "-replace=github.com/ctrlgen/ctrlgen=" + RepoDir}
+	for _, m := range runtimeModules {
+		args = append(args, "-require="+m+"@v0.0.0", "-replace="+m+"="+runtimeDir(m))
+	}
+	if _, err := GoCmd(dir, nil, args...); err != nil {
+		return err
+	}
+	return writeGoSum(dir, []string{filepath.Join(dir, "go.sum")})
+}
+
+// writeGoSum writes the go.sum in dir: ctrlgen's and bench's lines, and
+// those of the files in more.
+func writeGoSum(dir string, more []string) error {
+	sums := append([]string{filepath.Join(RepoDir, "go.sum"), filepath.Join(BenchDir, "go.sum")}, more...)
 	var sum []byte
 	for _, f := range sums {
 		b, err := os.ReadFile(f)
@@ -336,6 +390,77 @@ var runtimeModules = []string{"github.com/ctrlgen/ctrlgen/runtime", "github.com/
 // runtimeDir is the directory of the runtime module m.
 func runtimeDir(m string) string {
 	return filepath.Join(RepoDir, strings.TrimPrefix(m, "github.com/ctrlgen/ctrlgen/"))
+}
+
+// raiseK8s raises k8s.io/{api,apimachinery,client-go} and the modules of
+// more that the go.mod in dir requires below the version ctrlgen requires
+// of k8s.io/api to that version, as go get of ctrlgen's runtime would for
+// the first three (and go mod tidy does after the tools run): the tools
+// run before go mod tidy, on a go.mod that names the versions the build
+// will use. ctrlgen's resolver (loader/resolve.go) takes a module's
+// version from go.mod's require lines; once, without this, kueue's JSON
+// decoders came out for k8s.io/api v0.35.3 (a core/v1 type v0.37 dropped)
+// and did not compile after go mod tidy raised it.
+func raiseK8s(dir string, more []string) error {
+	v, err := ctrlgenRequires("k8s.io/api")
+	if err != nil {
+		return err
+	}
+	out, err := GoCmd(dir, nil, "mod", "edit", "-json")
+	if err != nil {
+		return err
+	}
+	var mod struct {
+		Require []struct{ Path, Version string }
+	}
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return err
+	}
+	raise := append([]string{"k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go"}, more...)
+	args := []string{"mod", "edit"}
+	for _, r := range mod.Require {
+		if slices.Contains(raise, r.Path) && olderMinor(r.Version, v) {
+			args = append(args, "-require="+r.Path+"@"+v)
+		}
+	}
+	if len(args) == 2 {
+		return nil
+	}
+	_, err = GoCmd(dir, nil, args...)
+	return err
+}
+
+// olderMinor says whether a v0.MINOR.PATCH version is older than another.
+func olderMinor(v, than string) bool {
+	parse := func(v string) (n [2]int) {
+		minor, patch, _ := strings.Cut(strings.TrimPrefix(v, "v0."), ".")
+		patch, _, _ = strings.Cut(strings.SplitN(patch, "+", 2)[0], "-")
+		n[0], _ = strconv.Atoi(minor)
+		n[1], _ = strconv.Atoi(patch)
+		return n
+	}
+	a, b := parse(v), parse(than)
+	return a[0] < b[0] || a[0] == b[0] && a[1] < b[1]
+}
+
+// ctrlgenRequires is the version of module ctrlgen's go.mod requires.
+func ctrlgenRequires(module string) (string, error) {
+	out, err := GoCmd(RepoDir, nil, "mod", "edit", "-json")
+	if err != nil {
+		return "", err
+	}
+	var mod struct {
+		Require []struct{ Path, Version string }
+	}
+	if err := json.Unmarshal(out, &mod); err != nil {
+		return "", err
+	}
+	for _, r := range mod.Require {
+		if r.Path == module {
+			return r.Version, nil
+		}
+	}
+	return "", fmt.Errorf("ctrlgen's go.mod does not require %s", module)
 }
 
 func writeGoMod(dir, module string) error {
@@ -431,11 +556,26 @@ type KubeCodegen struct {
 	// when the apply configurations are another's (a project's committed
 	// ones, client-go's), with no applyconfiguration-gen run.
 	ApplyConfigurationPkg string
+	// ClientsetDir is the directory, relative to OutDir, client-gen
+	// writes the clientset's versioned/ to: "clientset", as the script
+	// has it, unless set (prometheus-operator calls client-gen itself
+	// with --output-dir OUT: "."). ctrlgen has no flag for it and always
+	// writes OUT/clientset/versioned, so when set, ctrlgen's clientset is
+	// moved there after it runs (moveClientset).
+	ClientsetDir string
 	// Packages, when set, are the only packages (relative to In) given
 	// to the generators, as a user who calls the generators on some of
 	// a module's packages does; otherwise every one the markers are
 	// found in.
 	Packages []string
+}
+
+// clientsetDir is ClientsetDir or its default.
+func (k KubeCodegen) clientsetDir() string {
+	if k.ClientsetDir == "" {
+		return "clientset"
+	}
+	return k.ClientsetDir
 }
 
 var versionDir = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
@@ -463,7 +603,12 @@ func (k KubeCodegen) Clean(root string) error {
 			return err
 		}
 	}
-	generators := map[string]string{"clientset": "client-gen", "listers": "lister-gen", "informers": "informer-gen"}
+	clientset := "clientset"
+	if k.ClientsetDir != "" {
+		// Not all of OUT when ".": client-gen writes only versioned/.
+		clientset = path.Join(k.ClientsetDir, "versioned")
+	}
+	generators := map[string]string{clientset: "client-gen", "listers": "lister-gen", "informers": "informer-gen"}
 	if k.ApplyConfig {
 		generators["applyconfiguration"] = "applyconfiguration-gen"
 	}
@@ -587,7 +732,7 @@ func (k KubeCodegen) Plan(scanRoot, root, module string) ([][]string, error) {
 	}
 	cmds = append(cmds,
 		append([]string{"client-gen", "-v", "0", "--go-header-file", header,
-			"--output-dir", filepath.Join(outDir, "clientset"), "--output-pkg", outPkg + "/clientset",
+			"--output-dir", filepath.Join(outDir, k.clientsetDir()), "--output-pkg", path.Join(outPkg, k.clientsetDir()),
 			"--clientset-name", "versioned", "--apply-configuration-package", applyPkg,
 			"--input-base", inDir, "--plural-exceptions", k.PluralExceptions,
 			"--prefers-protobuf=" + strconv.FormatBool(k.PrefersProtobuf)}, inputs...),
@@ -596,7 +741,7 @@ func (k KubeCodegen) Plan(scanRoot, root, module string) ([][]string, error) {
 			"--plural-exceptions", k.PluralExceptions}, pkgs(gvs)...),
 		append([]string{"informer-gen", "-v", "0", "--go-header-file", header,
 			"--output-dir", filepath.Join(outDir, "informers"), "--output-pkg", outPkg + "/informers",
-			"--versioned-clientset-package", outPkg + "/clientset/versioned",
+			"--versioned-clientset-package", path.Join(outPkg, k.clientsetDir(), "versioned"),
 			"--listers-package", outPkg + "/listers",
 			"--plural-exceptions", k.PluralExceptions}, pkgs(gvs)...),
 	)
@@ -678,14 +823,15 @@ func CopyFile(src, dst string) error {
 // commands for in.Codegen. Before generating, each copy gets the
 // script's removal of earlier output (a real project's tree holds
 // code-generator's); after, go mod tidy settles its go.mod for what that
-// tool wrote. It returns the two module roots.
+// tool wrote. It returns the two module roots (for an input whose Dir is
+// set, inside a copy of the whole repository each).
 func Trees(tb testing.TB, in *Input) (ctrlgenRoot, codegenRoot string) {
 	tb.Helper()
 	base, err := os.MkdirTemp(WorkDir, "trees-"+in.Name+"-")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ctrlgenRoot, codegenRoot = filepath.Join(base, "ctrlgen"), filepath.Join(base, "code-generator")
+	ctrlgenRoot, codegenRoot = filepath.Join(base, "ctrlgen", filepath.FromSlash(in.Dir)), filepath.Join(base, "code-generator", filepath.FromSlash(in.Dir))
 	generateCtrlgen(tb, in, ctrlgenRoot)
 	generateCodegen(tb, in, codegenRoot, false)
 	return ctrlgenRoot, codegenRoot
@@ -697,7 +843,7 @@ func Trees(tb testing.TB, in *Input) (ctrlgenRoot, codegenRoot string) {
 // returns the module root.
 func CtrlgenTree(tb testing.TB, in *Input) string {
 	tb.Helper()
-	root := filepath.Join(tempDir(tb, "ctrlgen-"+in.Name+"-"), "ctrlgen")
+	root := filepath.Join(tempDir(tb, "ctrlgen-"+in.Name+"-"), "ctrlgen", filepath.FromSlash(in.Dir))
 	generateCtrlgen(tb, in, root)
 	return root
 }
@@ -709,7 +855,7 @@ func CtrlgenTree(tb testing.TB, in *Input) string {
 // modules. It returns the module root.
 func CodegenTree(tb testing.TB, in *Input) string {
 	tb.Helper()
-	root := filepath.Join(tempDir(tb, "code-generator-"+in.Name+"-"), "code-generator")
+	root := filepath.Join(tempDir(tb, "code-generator-"+in.Name+"-"), "code-generator", filepath.FromSlash(in.Dir))
 	generateCodegen(tb, in, root, true)
 	return root
 }
@@ -729,8 +875,48 @@ func generateCtrlgen(tb testing.TB, in *Input, root string) {
 	tb.Helper()
 	ctrlgen := CtrlgenBin(tb)
 	generate(tb, in, root, false, func(env []string) error {
-		_, err := Run(root, env, append([]string{ctrlgen}, in.CtrlgenArgs...))
+		for _, r := range in.CtrlgenBefore {
+			if _, err := Run(filepath.Join(in.RepoRoot(root), filepath.FromSlash(r.Dir)), env, append([]string{ctrlgen}, r.Args...)); err != nil {
+				return err
+			}
+		}
+		if _, err := Run(root, env, append([]string{ctrlgen}, in.CtrlgenArgs...)); err != nil {
+			return err
+		}
+		if in.Codegen.ClientsetDir != "" {
+			return moveClientset(root, in)
+		}
+		return nil
+	})
+}
+
+// moveClientset moves ctrlgen's clientset from OUT/clientset/versioned,
+// where ctrlgen always writes it, to OUT/<ClientsetDir>/versioned, where
+// the project's client-gen flags put it, and rewrites the imports of it
+// under OUT. It stands in for a ctrlgen flag such as client-gen's
+// --clientset-name with --output-dir, which ctrlgen lacks: without it
+// the project's own code, which imports OUT/versioned, does not build.
+func moveClientset(root string, in *Input) error {
+	out := filepath.Join(root, filepath.FromSlash(in.Codegen.OutDir))
+	outPkg := path.Join(in.Module, in.Codegen.OutDir)
+	from, to := filepath.Join(out, "clientset", "versioned"), filepath.Join(out, filepath.FromSlash(in.Codegen.ClientsetDir), "versioned")
+	if err := CopyTree(from, to); err != nil {
 		return err
+	}
+	if err := os.RemoveAll(from); err != nil {
+		return err
+	}
+	os.Remove(filepath.Dir(from)) // OUT/clientset, unless something else is there
+	oldImport, newImport := []byte(`"`+outPkg+`/clientset/versioned`), []byte(`"`+path.Join(outPkg, in.Codegen.ClientsetDir, "versioned"))
+	return filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil || !bytes.Contains(data, oldImport) {
+			return err
+		}
+		return os.WriteFile(p, bytes.ReplaceAll(data, oldImport, newImport), 0o644)
 	})
 }
 
@@ -786,4 +972,27 @@ func ModuleSource(tb testing.TB, module, version string) string {
 		tb.Fatalf("go mod download %s@%s: %v %s", module, version, err, m.Error)
 	}
 	return m.Dir
+}
+
+// RepoSource assembles, under WorkDir, a repository of nested modules
+// from the module proxy, whose zip of a module leaves out the modules
+// nested in it: the module root at the top and each module of nested at
+// its directory under it (its path relative to root's), all at version.
+// It returns the repository's directory.
+func RepoSource(tb testing.TB, version, root string, nested ...string) string {
+	tb.Helper()
+	dir := tempDir(tb, "src-"+path.Base(root)+"-")
+	if err := CopyTree(ModuleSource(tb, root, version), dir); err != nil {
+		tb.Fatal(err)
+	}
+	for _, m := range nested {
+		rel, ok := strings.CutPrefix(m, root+"/")
+		if !ok {
+			tb.Fatalf("genrun: %s is not nested in %s", m, root)
+		}
+		if err := CopyTree(ModuleSource(tb, m, version), filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
 }
