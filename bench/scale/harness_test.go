@@ -57,6 +57,18 @@ const (
 
 var impls = []string{implCtrlgen, implClientGo, implFloor}
 
+// The drop-in sides are ctrlgen's and client-go's factories as a drop-in
+// user writes them (cmd/informer/dropin.go): a clientset with no
+// ContentType set, a cache.ResourceEventHandlerFuncs, factory.Start, and
+// factory.WaitForCacheSync as synced. Not run by default; ratios compares
+// them with each other.
+const (
+	implCtrlgenDropin  = "ctrlgen-dropin"
+	implClientGoDropin = "client-go-dropin"
+)
+
+var dropinImpls = []string{implCtrlgenDropin, implClientGoDropin}
+
 // http1Suffix on a side's name runs it with its clientset speaking
 // HTTP/1.1 (the informer's -http1): one connection per watch, read by the
 // goroutine that decodes it, where HTTP/2 has a read loop hand each

@@ -12,14 +12,14 @@ import (
 var (
 	objects = flag.Int("objects", 100000, "objects of each kind in the benchmark")
 	kinds   = flag.String("kinds", "configmaps,mydemos", "the kinds the benchmark runs, comma-separated")
-	sides   = flag.String("impls", strings.Join(impls, ","), "the sides the benchmark runs, comma-separated, in the order of its even rounds: "+strings.Join(impls, ", ")+", each also as NAME"+http1Suffix+" (its clientset speaking HTTP/1.1)")
+	sides   = flag.String("impls", strings.Join(impls, ","), "the sides the benchmark runs, comma-separated, in the order of its even rounds: "+strings.Join(append(slices.Clone(impls), dropinImpls...), ", ")+", each also as NAME"+http1Suffix+" (its clientset speaking HTTP/1.1)")
 )
 
 // testObjects is the size TestSides checks each side at.
 const testObjects = 300
 
-// TestSides runs every side (ctrlgen, client-go, the floor, and ctrlgen
-// on HTTP/1.1) on both kinds at a small size through the benchmark's
+// TestSides runs every side (ctrlgen, client-go, the floor, ctrlgen on
+// HTTP/1.1, and the two drop-in sides) on both kinds at a small size through the benchmark's
 // harness: each must list every object, deliver every add, then every
 // update of both update phases.
 func TestSides(t *testing.T) {
@@ -29,7 +29,7 @@ func TestSides(t *testing.T) {
 		if total < testObjects {
 			t.Fatalf("%s: %d in the cluster after creating %d", kind, total, testObjects)
 		}
-		for _, impl := range append(slices.Clone(impls), implCtrlgen+http1Suffix) {
+		for _, impl := range append(append(slices.Clone(impls), implCtrlgen+http1Suffix), dropinImpls...) {
 			t.Run(kind+"/"+impl, func(t *testing.T) {
 				r := h.run(t, kind, impl, testObjects, total, 0)
 				if r.First.N != testObjects/10 || r.Second.N != testObjects/2 {
@@ -43,6 +43,13 @@ func TestSides(t *testing.T) {
 				}
 				if r.Synced.SyncNanos <= 0 || r.First.Report.CPUNanos <= 0 || r.Second.Report.CPUNanos <= 0 {
 					t.Errorf("implausible times: synced %+v, update phases %+v and %+v", r.Synced, r.First.Report, r.Second.Report)
+				}
+				// The drop-in sides' synced is the factory's WaitForCacheSync;
+				// every add is delivered at or after it.
+				dropin := slices.Contains(dropinImpls, impl)
+				if d := r.Synced.DeliveredNanos; dropin && (d < r.Synced.SyncNanos || r.Synced.DeliveredCPUNanos < r.Synced.SyncCPUNanos) || !dropin && d != 0 {
+					t.Errorf("delivered at %v (%v CPU), synced at %v (%v CPU)", time.Duration(d), time.Duration(r.Synced.DeliveredCPUNanos),
+						time.Duration(r.Synced.SyncNanos), time.Duration(r.Synced.SyncCPUNanos))
 				}
 				if r.APIServerPeakRSS <= 0 {
 					t.Error("no kube-apiserver RSS sampled during the sync")
@@ -66,7 +73,11 @@ var round atomic.Int64
 // -benchtime=1x and -count for rounds (run.sh does). Metrics:
 //
 //	sync-s              start of the informer to synced, every add delivered
+//	                    (the drop-in sides: to the factory's
+//	                    WaitForCacheSync returning)
 //	sync-cpu-s          the informer process's CPU time in that span
+//	deliv-s, deliv-cpu-s the drop-in sides only: the same to every add
+//	                    delivered, after WaitForCacheSync
 //	peak-rss-MiB        its VmHWM at synced
 //	steady-rss-MiB      its VmRSS after sync, after GC and FreeOSMemory
 //	heap-MiB            its HeapAlloc then
@@ -113,6 +124,11 @@ func BenchmarkInformer(b *testing.B) {
 					const mib = 1 << 20
 					b.ReportMetric(float64(sum.Synced.SyncNanos)/1e9/n, "sync-s")
 					b.ReportMetric(float64(sum.Synced.SyncCPUNanos)/1e9/n, "sync-cpu-s")
+					if sum.Synced.DeliveredNanos > 0 {
+						// The drop-in sides: to every add delivered.
+						b.ReportMetric(float64(sum.Synced.DeliveredNanos)/1e9/n, "deliv-s")
+						b.ReportMetric(float64(sum.Synced.DeliveredCPUNanos)/1e9/n, "deliv-cpu-s")
+					}
 					b.ReportMetric(float64(sum.Synced.PeakRSS)/mib/n, "peak-rss-MiB")
 					b.ReportMetric(float64(sum.Synced.RSS)/mib/n, "steady-rss-MiB")
 					b.ReportMetric(float64(sum.Synced.Heap)/mib/n, "heap-MiB")
@@ -134,6 +150,8 @@ func BenchmarkInformer(b *testing.B) {
 func (r *result) add(o result) {
 	r.Synced.SyncNanos += o.Synced.SyncNanos
 	r.Synced.SyncCPUNanos += o.Synced.SyncCPUNanos
+	r.Synced.DeliveredNanos += o.Synced.DeliveredNanos
+	r.Synced.DeliveredCPUNanos += o.Synced.DeliveredCPUNanos
 	r.Synced.PeakRSS += o.Synced.PeakRSS
 	r.Synced.RSS += o.Synced.RSS
 	r.Synced.Heap += o.Synced.Heap
@@ -152,7 +170,8 @@ func (r *result) add(o result) {
 
 func splitImpls(b *testing.B) []string {
 	return splitFlag(b, "impls", *sides, func(impl string) bool {
-		return slices.Contains(impls, strings.TrimSuffix(impl, http1Suffix))
+		impl = strings.TrimSuffix(impl, http1Suffix)
+		return slices.Contains(impls, impl) || slices.Contains(dropinImpls, impl)
 	})
 }
 

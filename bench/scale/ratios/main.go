@@ -4,6 +4,10 @@
 // issue 12 sets one, whether ctrlgen meets the goal; then, where the run
 // had it, the floor's median (impl=floor: the same watches, read and not
 // decoded) and its ratio to client-go, the least either side could reach.
+// Where the run had the drop-in sides (impl=ctrlgen-dropin and
+// impl=client-go-dropin), it prints them the same way, one against the
+// other, and then the ratio of each round, ctrlgen-dropin's n-th run over
+// client-go-dropin's n-th, for CPU to sync and peak RSS.
 //
 // Usage: go run ./scale/ratios results/scale.txt
 package main
@@ -28,6 +32,8 @@ type metric struct {
 var metrics = []metric{
 	{unit: "sync-s"},
 	{unit: "sync-cpu-s", ratioGoal: 0.5},
+	{unit: "deliv-s"},
+	{unit: "deliv-cpu-s", ratioGoal: 0.5},
 	{unit: "peak-rss-MiB", ratioGoal: 0.75},
 	{unit: "steady-rss-MiB", ratioGoal: 0.8},
 	{unit: "heap-MiB"},
@@ -71,27 +77,55 @@ func main() {
 		fmt.Fprintf(os.Stderr, "ratios: no BenchmarkInformer results in %s\n", os.Args[1])
 		os.Exit(1)
 	}
+	// pairs are the sides compared: ours against theirs.
+	pairs := []struct{ ours, theirs, title string }{
+		{"ctrlgen", "client-go", ""},
+		{"ctrlgen-dropin", "client-go-dropin", ", as a drop-in user writes them"},
+	}
 	for _, kind := range kinds {
-		fmt.Printf("%s (medians; n = rounds)\n", kind)
-		fmt.Printf("  %-20s %12s %12s %8s  %-20s %10s %8s\n", "metric", "ctrlgen", "client-go", "ratio", "goal", "floor", "÷c-go")
-		for _, m := range metrics {
-			ours, theirs := samples[key{kind, "ctrlgen", m.unit}], samples[key{kind, "client-go", m.unit}]
-			if len(ours) == 0 || len(theirs) == 0 {
+		for _, p := range pairs {
+			if len(samples[key{kind, p.ours, "sync-cpu-s"}]) == 0 || len(samples[key{kind, p.theirs, "sync-cpu-s"}]) == 0 {
 				continue
 			}
-			o, t := median(ours), median(theirs)
-			goal := ""
-			switch {
-			case m.ratioGoal > 0:
-				goal = fmt.Sprintf("≤ %.2f×: %s", m.ratioGoal, verdict(o <= m.ratioGoal*t))
-			case m.absGoal > 0:
-				goal = fmt.Sprintf("ctrlgen ≤ %.2f: %s", m.absGoal, verdict(o <= m.absGoal))
+			fmt.Printf("%s%s (medians; n = rounds)\n", kind, p.title)
+			fmt.Printf("  %-20s %12s %12s %8s  %-20s %10s %8s\n", "metric", p.ours, p.theirs, "ratio", "goal", "floor", "÷theirs")
+			for _, m := range metrics {
+				ours, theirs := samples[key{kind, p.ours, m.unit}], samples[key{kind, p.theirs, m.unit}]
+				if len(ours) == 0 || len(theirs) == 0 {
+					continue
+				}
+				o, t := median(ours), median(theirs)
+				goal := ""
+				switch {
+				case m.ratioGoal > 0:
+					goal = fmt.Sprintf("≤ %.2f×: %s", m.ratioGoal, verdict(o <= m.ratioGoal*t))
+				case m.absGoal > 0:
+					goal = fmt.Sprintf("ctrlgen ≤ %.2f: %s", m.absGoal, verdict(o <= m.absGoal))
+				}
+				floor := ""
+				if f := samples[key{kind, "floor", m.unit}]; len(f) > 0 {
+					floor = fmt.Sprintf("%10.3f %7.2f×", median(f), median(f)/t)
+				}
+				fmt.Printf("  %-20s %12.3f %12.3f %7.2f×  %-20s %s   (n=%d/%d)\n", m.unit, o, t, o/t, goal, floor, len(ours), len(theirs))
 			}
-			floor := ""
-			if f := samples[key{kind, "floor", m.unit}]; len(f) > 0 {
-				floor = fmt.Sprintf("%10.3f %7.2f×", median(f), median(f)/t)
+		}
+		// Per round, where the run had more than one side pair.
+		if len(samples[key{kind, "ctrlgen-dropin", "sync-cpu-s"}]) == 0 {
+			continue
+		}
+		fmt.Printf("%s, ratio per round (the n-th run of each side)\n", kind)
+		for _, unit := range []string{"sync-cpu-s", "deliv-cpu-s", "peak-rss-MiB"} {
+			for _, p := range pairs {
+				ours, theirs := samples[key{kind, p.ours, unit}], samples[key{kind, p.theirs, unit}]
+				if len(ours) == 0 || len(ours) != len(theirs) {
+					continue
+				}
+				fmt.Printf("  %-14s %-16s", unit, p.ours)
+				for i := range ours {
+					fmt.Printf(" %5.2f", ours[i]/theirs[i])
+				}
+				fmt.Println()
 			}
-			fmt.Printf("  %-20s %12.3f %12.3f %7.2f×  %-20s %s   (n=%d/%d)\n", m.unit, o, t, o/t, goal, floor, len(ours), len(theirs))
 		}
 	}
 }

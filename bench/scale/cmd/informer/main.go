@@ -4,8 +4,13 @@
 // lines, when it has synced and when the updates the harness announces on
 // stdin have been delivered (the protocol is bench/scale/internal/wire's).
 //
-//	informer -impl ctrlgen|client-go|floor -kind configmaps|mydemos -kubeconfig FILE
+//	informer -impl ctrlgen|client-go|floor|ctrlgen-dropin|client-go-dropin -kind configmaps|mydemos -kubeconfig FILE
 //	         [-http1] [-cpuprofile FILE] [-memprofile FILE]
+//
+// The sides ctrlgen-dropin and client-go-dropin are the same factories
+// as a drop-in user writes them (dropin.go): a clientset without
+// ContentType, a cache.ResourceEventHandlerFuncs, factory.Start and
+// factory.WaitForCacheSync as "synced".
 //
 // ctrlgen's informers are what users get: for ConfigMaps the shipped
 // factory github.com/ctrlgen/ctrlgen/runtime/kube/informers, for Mydemos
@@ -31,6 +36,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -56,10 +62,10 @@ func main() {
 
 func run() error {
 	var (
-		impl       = flag.String("impl", "", "ctrlgen, client-go or floor (floor.go)")
+		impl       = flag.String("impl", "", "ctrlgen, client-go or floor (floor.go); ctrlgen-dropin or client-go-dropin (dropin.go)")
 		kind       = flag.String("kind", "", "configmaps or mydemos")
 		kubeconfig = flag.String("kubeconfig", "", "kubeconfig of the cluster")
-		cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the span from starting the informer to synced to this file")
+		cpuProfile = flag.String("cpuprofile", "", "write a CPU profile of the span from starting the informer to synced (the drop-in sides: to every add delivered) to this file")
 		memProfile = flag.String("memprofile", "", "write heap profiles to this file after sync and to FILE.updated after the last update phase (both after a GC)")
 		http1      = flag.Bool("http1", false, "the clientset speaks HTTP/1.1 (rest.Config.NextProtos), not HTTP/2")
 		updProfile = flag.String("updates-cpuprofile", "", "write a CPU profile of the update phases (from the first arming to the end of the last phase) to this file")
@@ -78,12 +84,29 @@ func run() error {
 	if *http1 {
 		cfg.NextProtos = []string{"http/1.1"}
 	}
-	informer, err := newInformer(cfg, *impl, *kind)
-	if err != nil {
-		return err
+	var (
+		c        counter
+		informer runner
+		drop     *dropin
+		reg      cache.ResourceEventHandlerRegistration
+	)
+	if side, ok := strings.CutSuffix(*impl, dropinSuffix); ok {
+		// As a drop-in user writes it (dropin.go).
+		if drop, err = newDropin(cfg, side, *kind); err != nil {
+			return err
+		}
+		informer = drop.informer
+		reg, err = drop.informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    c.add,
+			UpdateFunc: c.OnUpdate,
+			DeleteFunc: c.OnDelete,
+		})
+	} else {
+		if informer, err = newInformer(cfg, *impl, *kind); err != nil {
+			return err
+		}
+		reg, err = informer.AddEventHandler(&c)
 	}
-	var c counter
-	reg, err := informer.AddEventHandler(&c)
 	if err != nil {
 		return err
 	}
@@ -102,17 +125,30 @@ func run() error {
 	}
 	cpu0, start := cpuNow(), time.Now()
 	var wg sync.WaitGroup
-	wg.Go(func() { informer.RunWithContext(ctx) })
 	defer wg.Wait()
 	defer cancel()
-
-	// The registration is synced once the informer is and every add of
-	// the initial list has reached the handler.
-	<-reg.HasSyncedChecker().Done()
+	if drop != nil {
+		// The factory runs the informer; its WaitForCacheSync returns once
+		// the informer has synced, not waiting for the handler.
+		drop.start(ctx.Done())
+		if !drop.waitForCacheSync(ctx.Done()) {
+			return errors.New("WaitForCacheSync: not synced")
+		}
+	} else {
+		wg.Go(func() { informer.RunWithContext(ctx) })
+		// The registration is synced once the informer is and every add
+		// of the initial list has reached the handler.
+		<-reg.HasSyncedChecker().Done()
+	}
 	synced := wire.Report{
 		Phase:        wire.PhaseSynced,
 		SyncNanos:    int64(time.Since(start)),
 		SyncCPUNanos: int64(cpuNow() - cpu0),
+	}
+	if drop != nil {
+		// Every add of the initial list delivered, for the count below.
+		<-reg.HasSyncedChecker().Done()
+		synced.DeliveredNanos, synced.DeliveredCPUNanos = int64(time.Since(start)), int64(cpuNow()-cpu0)
 	}
 	if *cpuProfile != "" {
 		pprof.StopCPUProfile()
@@ -195,6 +231,8 @@ type runner interface {
 func newInformer(cfg *rest.Config, impl, kind string) (runner, error) {
 	switch kind {
 	case "configmaps":
+		// The benchmark's clientset asks for protobuf in its config; the
+		// typed clients would by themselves (dropin.go).
 		cfg = rest.CopyConfig(cfg)
 		cfg.ContentType = "application/vnd.kubernetes.protobuf"
 		client, err := kubernetes.NewForConfig(cfg)
@@ -236,6 +274,46 @@ func newInformer(cfg *rest.Config, impl, kind string) (runner, error) {
 	return nil, fmt.Errorf("-impl %q: want ctrlgen, client-go or floor", impl)
 }
 
+// dropinSuffix on -impl runs side NAME as a drop-in user writes it
+// (dropin.go): ctrlgen-dropin and client-go-dropin.
+const dropinSuffix = "-dropin"
+
+// newDropin builds side's factory and informer for kind as a drop-in user
+// does, on a clientset of cfg as it is.
+func newDropin(cfg *rest.Config, side, kind string) (*dropin, error) {
+	switch kind {
+	case "configmaps":
+		client, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		switch side {
+		case "ctrlgen":
+			return ctrlgenDropinConfigMaps(client), nil
+		case "client-go":
+			return clientGoDropinConfigMaps(client), nil
+		}
+	case "mydemos":
+		switch side {
+		case "ctrlgen":
+			client, err := versioned.NewForConfig(cfg)
+			if err != nil {
+				return nil, err
+			}
+			return ctrlgenDropinMydemos(client), nil
+		case "client-go":
+			client, err := clientgen.MydemoClient(cfg, "")
+			if err != nil {
+				return nil, err
+			}
+			return clientGoDropinMydemos(client), nil
+		}
+	default:
+		return nil, fmt.Errorf("-kind %q: want configmaps or mydemos", kind)
+	}
+	return nil, fmt.Errorf("-impl %q: want ctrlgen%s or client-go%s", side+dropinSuffix, dropinSuffix, dropinSuffix)
+}
+
 // counter is the handler: it counts adds, and updates that change the
 // resourceVersion, and tells expectUpdates's caller when the n-th update
 // since arrived.
@@ -263,6 +341,9 @@ func (c *counter) expectUpdates(n int) <-chan delivered {
 }
 
 func (c *counter) OnAdd(obj any, isInInitialList bool) { c.adds.Add(1) }
+
+// add is the drop-in sides' AddFunc.
+func (c *counter) add(obj any) { c.adds.Add(1) }
 
 func (c *counter) OnUpdate(oldObj, newObj any) {
 	o, n := oldObj.(interface{ GetResourceVersion() string }), newObj.(interface{ GetResourceVersion() string })

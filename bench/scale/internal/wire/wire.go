@@ -34,7 +34,15 @@ type Report struct {
 	// delivered; SyncCPUNanos the process's CPU time in that span.
 	SyncNanos    int64 `json:"syncNanos,omitempty"`
 	SyncCPUNanos int64 `json:"syncCPUNanos,omitempty"`
-	// PeakRSS is VmHWM at synced, in bytes.
+	// DeliveredNanos and DeliveredCPUNanos are SyncNanos and
+	// SyncCPUNanos up to every add of the initial list delivered, for the
+	// sides whose synced does not wait for that (the drop-in sides: the
+	// factory's WaitForCacheSync waits for the informer only); 0 for the
+	// others, whose synced is that moment already.
+	DeliveredNanos    int64 `json:"deliveredNanos,omitempty"`
+	DeliveredCPUNanos int64 `json:"deliveredCPUNanos,omitempty"`
+	// PeakRSS is VmHWM at synced (at delivered where there is one), in
+	// bytes.
 	PeakRSS int64 `json:"peakRSS,omitempty"`
 
 	// Updated:
