@@ -272,7 +272,10 @@ func (c *converter) ref(t *typegraph.Type, m typegraph.Member) (schema.TypeRef, 
 		}
 		return c.named(t)
 	case typegraph.Slice, typegraph.Array:
-		if e := deref(t.Elem); e.Kind == typegraph.Builtin && (e.Name.Name == "byte" || e.Name.Name == "uint8") {
+		// encoding/json writes a []byte as a base64 string, but a
+		// fixed-size [N]byte as an array of numbers (controller-gen's
+		// schema says the same).
+		if e := deref(t.Elem); t.Kind == typegraph.Slice && e.Kind == typegraph.Builtin && (e.Name.Name == "byte" || e.Name.Name == "uint8") {
 			return schema.TypeRef{Inlined: schema.Atom{Scalar: scalar(schema.String)}}, nil
 		}
 		elem, err := c.ref(t.Elem, typegraph.Member{})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -69,5 +70,56 @@ func TestFieldManagedTrackerApplies(t *testing.T) {
 	}
 	if ev := next(t, w); ev != "MODIFIED ns/c" {
 		t.Fatalf("forced apply: %s", ev)
+	}
+}
+
+// TestFieldManagedTrackerAddsAsClientGo: objects given to Add (a fake
+// clientset's NewClientset(objects...)) are stored as client-go's
+// field-managed tracker stores them, bypassing the field manager: without
+// an apiVersion and kind stamped on them, and without managedFields.
+// Controllers' tests compare the objects their informers hold, and the
+// actions their controllers take, with the objects they seeded.
+func TestFieldManagedTrackerAddsAsClientGo(t *testing.T) {
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	gvr := corev1.SchemeGroupVersion.WithResource("configmaps")
+	decoder := serializer.NewCodecFactory(scheme).UniversalDecoder()
+	ours := NewFieldManagedTracker(scheme, decoder, map[schema.GroupVersionResource]string{gvr: "ConfigMap"}, applyconfigurations.NewTypeConverter(scheme))
+	theirs := clienttesting.NewFieldManagedObjectTracker(scheme, decoder, applyconfigurations.NewTypeConverter(scheme))
+	seed := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "c", Namespace: "ns"}, Data: map[string]string{"a": "1"}}
+	for _, tr := range []clienttesting.ObjectTracker{ours, theirs} {
+		if err := tr.Add(seed.DeepCopy()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ours.Get(gvr, "ns", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := theirs.Get(gvr, "ns", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(got, want) {
+		t.Fatalf("added object stored as\n%#v\nclient-go's stores\n%#v", got, want)
+	}
+	if c := got.(*corev1.ConfigMap); c.Kind != "" || c.APIVersion != "" || c.ManagedFields != nil {
+		t.Fatalf("added object stored with type meta %+v and managedFields %v", c.TypeMeta, c.ManagedFields)
+	}
+
+	// A create through the tracker goes through the field manager, as
+	// client-go's: the kind is stamped.
+	for _, tr := range []clienttesting.ObjectTracker{ours, theirs} {
+		if err := tr.Create(gvr, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns"}}, "ns", metav1.CreateOptions{FieldManager: "m"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ = ours.Get(gvr, "ns", "d")
+	want, _ = theirs.Get(gvr, "ns", "d")
+	gotCM, wantCM := got.(*corev1.ConfigMap), want.(*corev1.ConfigMap)
+	if gotCM.TypeMeta != wantCM.TypeMeta || len(gotCM.ManagedFields) != len(wantCM.ManagedFields) {
+		t.Fatalf("created object stored with %+v %v, client-go's with %+v %v", gotCM.TypeMeta, gotCM.ManagedFields, wantCM.TypeMeta, wantCM.ManagedFields)
 	}
 }

@@ -47,10 +47,13 @@ import (
 // again. Lists report the Tracker's version of their resource. A watch from
 // version "" or "0" starts with the current objects.
 type Tracker struct {
-	inner   testing.ObjectTracker
-	scheme  *runtime.Scheme
-	decoder runtime.Decoder
-	kinds   map[schema.GroupVersionResource]schema.GroupVersionKind
+	// inner serves the ObjectTracker's methods; store is the tracker
+	// that holds the objects: inner itself, or under inner's field
+	// manager. Add writes to store, as client-go's Add.
+	inner, store testing.ObjectTracker
+	scheme       *runtime.Scheme
+	decoder      runtime.Decoder
+	kinds        map[schema.GroupVersionResource]schema.GroupVersionKind
 	// resources maps the other way, for Add.
 	resources map[schema.GroupVersionKind]schema.GroupVersionResource
 
@@ -87,22 +90,40 @@ var _ testing.ObjectTracker = &Tracker{}
 // that objects given to Add are stored under the resource the clients use
 // even when the plural is irregular.
 func NewTracker(scheme *runtime.Scheme, decoder runtime.Decoder, kinds map[schema.GroupVersionResource]string) *Tracker {
-	return wrapTracker(testing.NewObjectTracker(scheme, decoder), scheme, decoder, kinds)
+	store := testing.NewObjectTracker(scheme, decoder)
+	t := newTrackerOver(store, scheme, decoder, kinds)
+	t.inner = store
+	return t
 }
 
-// NewFieldManagedTracker is NewTracker over client-go's
-// testing.NewFieldManagedObjectTracker: writes record managedFields, and
+// NewFieldManagedTracker is NewTracker with the field management of
+// client-go's testing.NewFieldManagedObjectTracker: writes record managedFields, and
 // an apply merges the fields its manager owns with the object and
 // reports conflicts with other managers' fields, as an apiserver does.
 // typeConverter is the schema of the types, e.g. the generated apply
 // configurations' NewTypeConverter(scheme).
+//
+// As client-go's, Add stores objects as they are, without managedFields
+// and without stamping their apiVersion and kind. Unlike client-go's, a
+// type structured-merge-diff cannot read by reflection (a fixed-size
+// array) is read through its JSON, so that it never panics.
 func NewFieldManagedTracker(scheme *runtime.Scheme, decoder runtime.Decoder, kinds map[schema.GroupVersionResource]string, typeConverter managedfields.TypeConverter) *Tracker {
-	return wrapTracker(testing.NewFieldManagedObjectTracker(scheme, decoder, typeConverter), scheme, decoder, kinds)
+	store := testing.NewObjectTracker(scheme, decoder)
+	t := newTrackerOver(store, scheme, decoder, kinds)
+	t.inner = &managedTracker{
+		ObjectTracker: store,
+		scheme:        scheme,
+		// Typed objects reach the field manager as JSON: structured-merge-diff
+		// panics on some Go types (fixed-size arrays) the JSON of which it reads.
+		typeConverter: jsonTypeConverter{inner: typeConverter, scheme: scheme},
+		kindFor:       t.kindFor,
+	}
+	return t
 }
 
-func wrapTracker(inner testing.ObjectTracker, scheme *runtime.Scheme, decoder runtime.Decoder, kinds map[schema.GroupVersionResource]string) *Tracker {
+func newTrackerOver(store testing.ObjectTracker, scheme *runtime.Scheme, decoder runtime.Decoder, kinds map[schema.GroupVersionResource]string) *Tracker {
 	t := &Tracker{
-		inner:     inner,
+		store:     store,
 		scheme:    scheme,
 		decoder:   decoder,
 		kinds:     make(map[schema.GroupVersionResource]schema.GroupVersionKind, len(kinds)),
@@ -177,7 +198,9 @@ func (t *Tracker) Add(obj runtime.Object) error {
 				gvr.Version = ""
 			}
 		}
-		if err := t.Create(gvr, obj, acc.GetNamespace()); err != nil {
+		ns := acc.GetNamespace()
+		// client-go's Add stores obj as it is, bypassing the field manager.
+		if err := t.write(gvr, obj, ns, false, func() error { return t.store.Create(gvr, obj, ns) }); err != nil {
 			return err
 		}
 	}

@@ -63,7 +63,10 @@ var schemaYAML = typed.YAMLObject(`types:
             namedType: com.example.namespaced.apis.shop.v1.Line
     - name: checksum
       type:
-        scalar: string
+        list:
+          elementType:
+            scalar: numeric
+          elementRelationship: atomic
     - name: city
       type:
         scalar: string
