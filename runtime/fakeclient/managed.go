@@ -91,19 +91,7 @@ func (t *managedTracker) Update(gvr schema.GroupVersionResource, obj runtime.Obj
 	if err != nil {
 		return err
 	}
-	_, mgr, err := t.manager(gvr)
-	if err != nil {
-		return err
-	}
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return err
-	}
-	old, err := t.ObjectTracker.Get(gvr, ns, acc.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	managed, err := mgr.Update(old, obj, opts.FieldManager)
+	managed, err := t.overStored(gvr, obj, ns, opts.FieldManager)
 	if err != nil {
 		return err
 	}
@@ -115,23 +103,29 @@ func (t *managedTracker) Patch(gvr schema.GroupVersionResource, obj runtime.Obje
 	if err != nil {
 		return err
 	}
-	_, mgr, err := t.manager(gvr)
-	if err != nil {
-		return err
-	}
-	acc, err := meta.Accessor(obj)
-	if err != nil {
-		return err
-	}
-	old, err := t.ObjectTracker.Get(gvr, ns, acc.GetName(), metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
-	managed, err := mgr.Update(old, obj, opts.FieldManager)
+	managed, err := t.overStored(gvr, obj, ns, opts.FieldManager)
 	if err != nil {
 		return err
 	}
 	return t.ObjectTracker.Patch(gvr, managed, ns, vopts...)
+}
+
+// overStored is obj with the managed fields of an update by manager over
+// the stored object of its name.
+func (t *managedTracker) overStored(gvr schema.GroupVersionResource, obj runtime.Object, ns, manager string) (runtime.Object, error) {
+	_, mgr, err := t.manager(gvr)
+	if err != nil {
+		return nil, err
+	}
+	acc, err := meta.Accessor(obj)
+	if err != nil {
+		return nil, err
+	}
+	old, err := t.ObjectTracker.Get(gvr, ns, acc.GetName(), metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return mgr.Update(old, obj, manager)
 }
 
 func (t *managedTracker) Apply(gvr schema.GroupVersionResource, applyConfiguration runtime.Object, ns string, vopts ...metav1.PatchOptions) error {
