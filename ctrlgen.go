@@ -226,13 +226,6 @@ func Plan(cfg Config) (*Changes, error) {
 	if cfg.NoApplyConfig && slices.Contains(cfg.Generators, "applyconfiguration") {
 		return nil, errors.New("--with-applyconfig=false turns the applyconfiguration generator off; leave it out of --generators")
 	}
-	if slices.Contains(cfg.Generators, "clientset") && !slices.Contains(cfg.Generators, "applyconfiguration") && !cfg.NoApplyConfig && cfg.ApplyConfigurationPkg == "" {
-		// The clients' Apply methods take the apply configurations, which
-		// this run would neither write nor be told of. client-gen leaves
-		// Apply out then; ctrlgen's clients have it by its flags alone, so
-		// that a partial run never disagrees with a full one.
-		return nil, errors.New("--generators has clientset but not applyconfiguration: the typed clients' Apply methods need apply configurations. Add applyconfiguration to --generators, or pass --with-applyconfig=false for clients without Apply (as client-gen without --apply-configuration-package, e.g. generate-groups.sh client,lister,informer)")
-	}
 	if cfg.ExternalApplyConfigurations != nil && (cfg.NoApplyConfig || cfg.ApplyConfigurationPkg != "") {
 		return nil, errors.New("--external-applyconfigurations says where the generated apply configurations find others': with --with-applyconfig=false or --apply-configuration-package none are generated")
 	}
@@ -246,6 +239,16 @@ func Plan(cfg Config) (*Changes, error) {
 	module, outPkg, err := outputPackage(outDir, cfg.OutputPkg)
 	if err != nil {
 		return nil, err
+	}
+	if slices.Contains(cfg.Generators, "clientset") && !slices.Contains(cfg.Generators, "applyconfiguration") && !cfg.NoApplyConfig && cfg.ApplyConfigurationPkg == "" {
+		// The clients' Apply methods take the apply configurations, which
+		// this run would neither write nor be told of, and no earlier run
+		// wrote. client-gen leaves Apply out then; ctrlgen's clients have
+		// it by its flags alone, so that a partial run never disagrees
+		// with a full one.
+		if _, err := os.Stat(filepath.Join(outDir, "applyconfiguration")); errors.Is(err, os.ErrNotExist) {
+			return nil, errors.New("--generators has clientset but not applyconfiguration, and no apply configurations are there from an earlier run: the typed clients' Apply methods need them. Add applyconfiguration to --generators, or pass --with-applyconfig=false for clients without Apply (as client-gen without --apply-configuration-package, e.g. generate-groups.sh client,lister,informer)")
+		}
 	}
 	ctrlDir, ctrlPkg := controllersPackage(cfg.abs(cfg.ControllersDir), outDir, outPkg)
 	boilerplate, err := readBoilerplate(cfg.BoilerplateFile, cfg.abs(cfg.BoilerplateFile))
