@@ -151,31 +151,38 @@ func (c *converter) named(t *typegraph.Type) (schema.TypeRef, error) {
 // and one in an embedded struct: a second entry would make the schema
 // invalid, and the fake clientset's type converter panic).
 func (c *converter) fields(t *typegraph.Type) ([]schema.StructField, error) {
-	all, err := c.jsonFields(t, 0)
+	all, err := jsonFields(t, 0)
 	if err != nil {
 		return nil, err
 	}
 	byName := map[string][]jsonField{}
 	var names []string
 	for _, f := range all {
-		if byName[f.Name] == nil {
-			names = append(names, f.Name)
+		if byName[f.name] == nil {
+			names = append(names, f.name)
 		}
-		byName[f.Name] = append(byName[f.Name], f)
+		byName[f.name] = append(byName[f.name], f)
 	}
 	var out []schema.StructField
 	for _, name := range names {
-		if f, ok := dominant(byName[name]); ok {
-			out = append(out, f.StructField)
+		f, ok := dominant(byName[name])
+		if !ok {
+			continue
 		}
+		ref, err := c.ref(f.m.Type, f.m)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, schema.StructField{Name: name, Type: ref})
 	}
 	return out, nil
 }
 
 // jsonField is a field of a struct or of a struct embedded in it, depth
-// levels of embedding down.
+// levels of embedding down, under its JSON name.
 type jsonField struct {
-	schema.StructField
+	name   string
+	m      typegraph.Member
 	depth  int
 	tagged bool
 }
@@ -201,7 +208,9 @@ func dominant(fields []jsonField) (jsonField, bool) {
 	return jsonField{}, false
 }
 
-func (c *converter) jsonFields(t *typegraph.Type, depth int) ([]jsonField, error) {
+// jsonFields are t's JSON fields and those of its inline embedded
+// structs, before encoding/json's choice among fields of one name.
+func jsonFields(t *typegraph.Type, depth int) ([]jsonField, error) {
 	members, err := t.Resolved().Members()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t.Name, err)
@@ -219,7 +228,7 @@ func (c *converter) jsonFields(t *typegraph.Type, depth int) ([]jsonField, error
 		if m.Embedded && name == "" {
 			inner := deref(m.Type).Resolved()
 			if inner.Kind == typegraph.Struct {
-				more, err := c.jsonFields(inner, depth+1)
+				more, err := jsonFields(inner, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -231,11 +240,7 @@ func (c *converter) jsonFields(t *typegraph.Type, depth int) ([]jsonField, error
 		if !tagged {
 			name = m.Name
 		}
-		ref, err := c.ref(m.Type, m)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, jsonField{StructField: schema.StructField{Name: name, Type: ref}, depth: depth, tagged: tagged})
+		out = append(out, jsonField{name: name, m: m, depth: depth, tagged: tagged})
 	}
 	return out, nil
 }
