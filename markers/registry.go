@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Registry knows a set of definitions and what to say of a marker it does
@@ -12,7 +13,13 @@ import (
 type Registry struct {
 	byName map[string][]Def
 	names  []string // sorted, for suggestions
+	lower  []string // names in lower case, for nearMiss
+	owned  []string // the names in owned namespaces, sorted
 	ns     Namespaces
+	// nearMisses caches nearMiss by name: other tools' markers repeat
+	// on every type and field (+k8s:prerelease-lifecycle-gen:introduced,
+	// +featureGate), and most are none.
+	nearMisses sync.Map
 }
 
 // Namespaces sort the markers a registry does not know. Each entry is a
@@ -40,6 +47,12 @@ func NewRegistry(ns Namespaces, defs ...Def) *Registry {
 		r.byName[d.Name()] = append(r.byName[d.Name()], d)
 	}
 	sort.Strings(r.names)
+	for _, n := range r.names {
+		r.lower = append(r.lower, strings.ToLower(n))
+		if r.Owns(n) {
+			r.owned = append(r.owned, n)
+		}
+	}
 	return r
 }
 
@@ -164,53 +177,72 @@ func markerName(text string) string {
 // an error in an owned one, a warning in a shared one, and elsewhere a
 // warning only for a near miss of a known marker.
 func (r *Registry) unknown(pos token.Position, name string) (Diagnostic, bool) {
-	owned := r.Owns(name)
-	var candidates []string
-	for _, n := range r.names {
-		if !owned || r.Owns(n) {
-			candidates = append(candidates, n)
-		}
-	}
-	suggestion := r.closest(name, candidates)
-	msg := fmt.Sprintf("unknown marker +%s", name)
 	switch {
-	case suggestion != "":
-		msg += fmt.Sprintf("; did you mean %s?", r.byName[suggestion][0].Syntax())
-	case owned || r.shares(name):
-		var known []string
-		for _, n := range candidates {
-			if strings.SplitN(n, ":", 2)[0] == strings.SplitN(name, ":", 2)[0] {
-				known = append(known, "+"+n)
-			}
-		}
-		if len(known) > 0 {
-			msg += "; known ones: " + strings.Join(known, ", ")
-		}
-	}
-	switch {
-	case owned:
-		return Diagnostic{Pos: pos, Msg: msg}, true
+	case r.Owns(name):
+		return Diagnostic{Pos: pos, Msg: r.unknownMsg(name, r.owned)}, true
 	case r.shares(name):
-		return Diagnostic{Pos: pos, Msg: msg + "; ignored", Warning: true, Lenient: true}, true
-	case suggestion != "" && nearMiss(name, suggestion):
-		return Diagnostic{Pos: pos, Msg: msg + "; ignored", Warning: true, Lenient: true}, true
+		return Diagnostic{Pos: pos, Msg: r.unknownMsg(name, r.names) + "; ignored", Warning: true, Lenient: true}, true
+	}
+	// Most markers here are other tools' (+k8s:openapi-gen, +enum): only
+	// names whose length allows a near miss are compared at all.
+	if c := r.nearMiss(name); c != "" {
+		return Diagnostic{Pos: pos, Msg: fmt.Sprintf("unknown marker +%s; did you mean %s?; ignored", name, r.byName[c][0].Syntax()),
+			Warning: true, Lenient: true}, true
 	}
 	return Diagnostic{}, false
 }
 
-// nearMiss reports whether a marker outside the registry's namespaces is
-// written so close to a known one that it is surely a typo of it: the
-// same but for case, or up to two edits apart in a name of some length.
-// Other tools' markers ("+k8s:openapi-gen", "+enum") are further away.
-func nearMiss(name, known string) bool {
-	for prefix := name; ; {
-		d := editDistance(strings.ToLower(prefix), strings.ToLower(known))
-		if d == 0 || d <= 2 && len(known) >= 8 {
-			return true
+// unknownMsg says that name is unknown, with the closest of candidates
+// or else the candidates of its namespace.
+func (r *Registry) unknownMsg(name string, candidates []string) string {
+	msg := fmt.Sprintf("unknown marker +%s", name)
+	if c := r.closest(name, candidates); c != "" {
+		return msg + fmt.Sprintf("; did you mean %s?", r.byName[c][0].Syntax())
+	}
+	var known []string
+	for _, n := range candidates {
+		if strings.SplitN(n, ":", 2)[0] == strings.SplitN(name, ":", 2)[0] {
+			known = append(known, "+"+n)
+		}
+	}
+	if len(known) > 0 {
+		msg += "; known ones: " + strings.Join(known, ", ")
+	}
+	return msg
+}
+
+// nearMiss returns the known marker name, or its prefix before arguments,
+// is written so close to that it is surely a typo of it, or "": the same
+// but for case, or up to two edits apart in a name of some length. Other
+// tools' markers ("+k8s:openapi-gen", "+enum") are further away. As in
+// closest, a shortened name stands only for a marker that takes
+// arguments.
+func (r *Registry) nearMiss(name string) string {
+	if c, ok := r.nearMisses.Load(name); ok {
+		return c.(string)
+	}
+	c := r.findNearMiss(name)
+	r.nearMisses.Store(name, c)
+	return c
+}
+
+// findNearMiss is nearMiss uncached. Only names whose length allows two
+// edits or fewer are compared.
+func (r *Registry) findNearMiss(name string) string {
+	const most = 2
+	best, bestDist := "", most+1
+	for prefix := strings.ToLower(name); ; {
+		for i, n := range r.lower {
+			if len(n) < len(prefix)-most || len(n) > len(prefix)+most || len(prefix) < len(name) && !r.byName[r.names[i]][0].takesArgs() {
+				continue
+			}
+			if d := editDistance(prefix, n); d < bestDist && (d == 0 || len(n) >= 8) {
+				best, bestDist = r.names[i], d
+			}
 		}
 		i := strings.LastIndex(prefix, ":")
 		if i < 0 {
-			return false
+			return best
 		}
 		prefix = prefix[:i]
 	}
