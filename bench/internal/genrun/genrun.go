@@ -27,6 +27,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 )
 
 // Paths fixed by Setup.
@@ -406,21 +409,15 @@ func raiseK8s(dir string, more []string) error {
 	if err != nil {
 		return err
 	}
-	out, err := GoCmd(dir, nil, "mod", "edit", "-json")
+	mod, err := readGoMod(dir)
 	if err != nil {
-		return err
-	}
-	var mod struct {
-		Require []struct{ Path, Version string }
-	}
-	if err := json.Unmarshal(out, &mod); err != nil {
 		return err
 	}
 	raise := append([]string{"k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go"}, more...)
 	args := []string{"mod", "edit"}
 	for _, r := range mod.Require {
-		if slices.Contains(raise, r.Path) && olderMinor(r.Version, v) {
-			args = append(args, "-require="+r.Path+"@"+v)
+		if slices.Contains(raise, r.Mod.Path) && semver.Compare(r.Mod.Version, v) < 0 {
+			args = append(args, "-require="+r.Mod.Path+"@"+v)
 		}
 	}
 	if len(args) == 2 {
@@ -430,60 +427,44 @@ func raiseK8s(dir string, more []string) error {
 	return err
 }
 
-// olderMinor says whether a v0.MINOR.PATCH version is older than another.
-func olderMinor(v, than string) bool {
-	parse := func(v string) (n [2]int) {
-		minor, patch, _ := strings.Cut(strings.TrimPrefix(v, "v0."), ".")
-		patch, _, _ = strings.Cut(strings.SplitN(patch, "+", 2)[0], "-")
-		n[0], _ = strconv.Atoi(minor)
-		n[1], _ = strconv.Atoi(patch)
-		return n
+// readGoMod parses the go.mod in dir.
+func readGoMod(dir string) (*modfile.File, error) {
+	name := filepath.Join(dir, "go.mod")
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
 	}
-	a, b := parse(v), parse(than)
-	return a[0] < b[0] || a[0] == b[0] && a[1] < b[1]
+	return modfile.ParseLax(name, data, nil)
 }
 
 // ctrlgenRequires is the version of module ctrlgen's go.mod requires.
 func ctrlgenRequires(module string) (string, error) {
-	out, err := GoCmd(RepoDir, nil, "mod", "edit", "-json")
+	mod, err := readGoMod(RepoDir)
 	if err != nil {
 		return "", err
 	}
-	var mod struct {
-		Require []struct{ Path, Version string }
-	}
-	if err := json.Unmarshal(out, &mod); err != nil {
-		return "", err
-	}
 	for _, r := range mod.Require {
-		if r.Path == module {
-			return r.Version, nil
+		if r.Mod.Path == module {
+			return r.Mod.Version, nil
 		}
 	}
 	return "", fmt.Errorf("ctrlgen's go.mod does not require %s", module)
 }
 
 func writeGoMod(dir, module string) error {
-	out, err := GoCmd(RepoDir, nil, "mod", "edit", "-json")
+	mod, err := readGoMod(RepoDir)
 	if err != nil {
 		return err
 	}
-	var mod struct {
-		Go      string
-		Require []struct{ Path, Version string }
-	}
-	if err := json.Unmarshal(out, &mod); err != nil {
-		return err
-	}
 	var gomod strings.Builder
-	fmt.Fprintf(&gomod, "module %s\n\ngo %s\n\nrequire (\n\tgithub.com/ctrlgen/ctrlgen v0.0.0\n", module, mod.Go)
+	fmt.Fprintf(&gomod, "module %s\n\ngo %s\n\nrequire (\n\tgithub.com/ctrlgen/ctrlgen v0.0.0\n", module, mod.Go.Version)
 	for _, m := range runtimeModules {
 		fmt.Fprintf(&gomod, "\t%s v0.0.0\n", m)
 	}
 	for _, r := range mod.Require {
-		switch r.Path {
+		switch r.Mod.Path {
 		case "k8s.io/api", "k8s.io/apimachinery", "k8s.io/client-go":
-			fmt.Fprintf(&gomod, "\t%s %s\n", r.Path, r.Version)
+			fmt.Fprintf(&gomod, "\t%s %s\n", r.Mod.Path, r.Mod.Version)
 		}
 	}
 	fmt.Fprintf(&gomod, ")\n\nreplace github.com/ctrlgen/ctrlgen => %s\n", RepoDir)
