@@ -232,6 +232,10 @@ type apiPackage struct {
 	markers markers.Set
 	types   []*apiType
 	byName  map[string]*apiType
+	// groupClient is where a bare +genclient outside any type's comment
+	// asks for the version's group client (model.Version.GroupClient);
+	// its Line is 0 when there is none.
+	groupClient token.Position
 }
 
 // apiType is one type declaration with its markers.
@@ -252,7 +256,7 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 		if !lp.ReadOnly {
 			b.anywhereMarkers(scanned.Lines())
 		}
-		pkgLines = append(pkgLines, scanned.Package...)
+		pkgLines = append(pkgLines, a.takeGroupClient(scanned.Package)...)
 		for _, tl := range scanned.Types {
 			set, diags := markers.All.Collect(tl.Lines, markers.TargetType)
 			report(diags)
@@ -265,6 +269,11 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 			report(diags)
 		}
 		for _, d := range scanned.Detached {
+			if d.Next == nil {
+				if d.Lines = a.takeGroupClient(d.Lines); len(d.Lines) == 0 {
+					continue
+				}
+			}
 			report(markers.All.Detached(d))
 		}
 	}
@@ -273,6 +282,25 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 	report(diags)
 	sort.Slice(a.types, func(i, j int) bool { return a.types[i].spec.Name.Name < a.types[j].spec.Name.Name })
 	return a
+}
+
+// takeGroupClient returns lines without their bare +genclient markers,
+// noting that there was one. kube_codegen.sh gives client-gen every
+// package with a +genclient line anywhere, and client-gen writes a group
+// client for each; kubebuilder projects without clients for a version
+// write one in a file of its own to get that client (kueue's
+// apis/kueue/v1alpha1/types.go). Lines read as a type's are not looked at:
+// there the marker has its usual meaning.
+func (a *apiPackage) takeGroupClient(lines []markers.Line) []markers.Line {
+	return slices.DeleteFunc(lines, func(l markers.Line) bool {
+		if strings.TrimSpace(l.Text) != markers.GenClient.Name() {
+			return false
+		}
+		if a.groupClient.Line == 0 {
+			a.groupClient = l.Pos
+		}
+		return true
+	})
 }
 
 func (b *builder) pkg(p *model.Project, a *apiPackage) *model.Package {
@@ -342,6 +370,9 @@ func groupNameConst(p *loader.Package) (string, bool) {
 }
 
 func hasGenClient(a *apiPackage) bool {
+	if a.groupClient.Line != 0 {
+		return true
+	}
 	for _, t := range a.types {
 		if markers.GenClient.Has(t.markers) {
 			return true
@@ -360,6 +391,10 @@ func (b *builder) noGroup(a *apiPackage, why string) {
 	}
 	if v, ok := markers.RegisterGen.Get(a.markers); ok && v {
 		b.errorf(markers.RegisterGen.Pos(a.markers), "+k8s:register-gen=true but package %s %s", a.src.Path, why)
+		return
+	}
+	if a.groupClient.Line != 0 {
+		b.errorf(a.groupClient, "+genclient outside any type's comment asks for a group client, but package %s %s", a.src.Path, why)
 	}
 }
 
@@ -385,6 +420,7 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 		}
 	}
 	v.PrefersProtobuf = b.opts.PrefersProtobuf || servedAsProtobuf(a.src)
+	v.GroupClient = a.groupClient.Line != 0
 	for _, t := range a.types {
 		if markers.GenClient.Has(t.markers) {
 			if k := b.kind(a, t, v); k != nil {
@@ -398,7 +434,7 @@ func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *mo
 		b.errorf(markers.GroupName.Pos(a.markers), "group %q version %s is declared by both %s and %s", g.Name, v.Name, other, v.TypesPkg)
 	}
 	b.versions[gv] = v.TypesPkg
-	if len(v.Kinds) > 0 {
+	if len(v.Kinds) > 0 || v.GroupClient {
 		g.Versions = append(g.Versions, v)
 	}
 	return v

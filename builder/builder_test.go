@@ -203,3 +203,61 @@ func TestGroupDirConflicts(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupClient: a bare +genclient outside any type's comment gives a
+// version without client kinds its group client, as kube_codegen.sh and
+// client-gen do (kueue's apis/kueue/v1alpha1/types.go), without a
+// warning; a version with neither gets none.
+func TestGroupClient(t *testing.T) {
+	const mod = "module example.com/m\n\ngo 1.26.0\n\nrequire k8s.io/apimachinery v0.37.2\n"
+	for _, tc := range []struct {
+		name        string
+		files       map[string]string
+		groupClient bool
+		warning     string
+	}{
+		{"after the package clause", map[string]string{
+			"apis/v1alpha1/types.go": "package v1alpha1\n\n//+genclient\n",
+		}, true, ""},
+		{"in doc.go", map[string]string{
+			"apis/v1alpha1/types.go": "// +genclient\n\npackage v1alpha1\n",
+		}, true, ""},
+		{"none", map[string]string{
+			"apis/v1alpha1/types.go": "package v1alpha1\n\n// +genclient:nonNamespaced\n",
+		}, false, "apis/v1alpha1/types.go:3: warning: +genclient:nonNamespaced not attached to any type or package; ignored"},
+		{"too far above a type", map[string]string{
+			"apis/v1alpha1/types.go": "package v1alpha1\n\n// +genclient\n\n\n// Thing has no client.\ntype Thing struct{}\n",
+		}, false, "apis/v1alpha1/types.go:3: warning: +genclient ignored: 3 line(s) above type Thing is too far"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.files["go.mod"] = mod
+			tc.files["apis/v1alpha1/doc.go"] = "// +groupName=ex.example.com\npackage v1alpha1\n"
+			prog := load(t, dir, tc.files, "./...")
+			p, warnings, err := Build(prog, Options{OutputDir: filepath.Join(dir, "out"), OutputPkg: "example.com/m/out"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range warnings {
+				got = append(got, strings.TrimPrefix(w.Error(), dir+"/"))
+			}
+			if tc.warning == "" && len(got) > 0 || tc.warning != "" && (len(got) != 1 || !strings.HasPrefix(got[0], tc.warning)) {
+				t.Errorf("warnings %q, want %q", got, tc.warning)
+			}
+			versions := p.ClientVersions()
+			if has := len(versions) == 1 && versions[0].GroupClient && len(versions[0].Kinds) == 0; has != tc.groupClient {
+				t.Errorf("client versions %+v, want a group client: %v", versions, tc.groupClient)
+			}
+		})
+	}
+	t.Run("no group", func(t *testing.T) {
+		dir := t.TempDir()
+		prog := load(t, dir, map[string]string{"go.mod": mod, "apis/v1alpha1/types.go": "package v1alpha1\n\n//+genclient\n"}, "./...")
+		_, _, err := Build(prog, Options{OutputDir: filepath.Join(dir, "out"), OutputPkg: "example.com/m/out"})
+		want := "apis/v1alpha1/types.go:3: error: +genclient outside any type's comment asks for a group client, but package example.com/m/apis/v1alpha1 has no +groupName"
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error = %v\nwant it to contain %q", err, want)
+		}
+	})
+}

@@ -121,13 +121,14 @@ func (p *Project) WritesTypeFile(name, path string) bool {
 	return false
 }
 
-// ClientVersions are the versions with at least one kind that gets a typed
-// client, in model order.
+// ClientVersions are the versions that get a typed group client: those
+// with at least one kind that gets a typed client, and those asking for
+// one without kinds (GroupClient), in model order.
 func (p *Project) ClientVersions() []*Version {
 	var out []*Version
 	for _, g := range p.Groups {
 		for _, v := range g.Versions {
-			if len(v.ClientKinds()) > 0 {
+			if v.GroupClient || len(v.ClientKinds()) > 0 {
 				out = append(out, v)
 			}
 		}

@@ -159,6 +159,10 @@ type Version struct {
 
 	// Kinds sorted by name.
 	Kinds []*Kind
+	// GroupClient gives the version a typed group client even when no
+	// kind has one: its package has a +genclient of its own, outside any
+	// type's comment, which makes kube_codegen.sh give it to client-gen.
+	GroupClient bool
 
 	// Client names, filled by DeriveClientNames (clientnames.go).
 
