@@ -78,6 +78,14 @@ type Config struct {
 	// k8s.io/client-go/kubernetes: informers and controllers use it, and
 	// no clientset is generated.
 	VersionedClientsetPkg string
+	// ClientsetName and VersionedName, as kube_codegen.sh gen_client's
+	// --clientset-name and --versioned-name, place the clientset at
+	// <OutputDir>/<ClientsetName>/<VersionedName>; empty means
+	// "clientset" and "versioned". ClientsetName "." puts it right under
+	// OutputDir, as client-gen called with --clientset-name versioned
+	// and OutputDir as its --output-dir does.
+	ClientsetName string
+	VersionedName string
 	// SingleDirectory, as informer-gen's --single-directory, writes the
 	// informers to <OutputDir>/informers, without informer-gen's
 	// externalversions directory, as k8s.io/client-go/informers is laid out.
@@ -154,6 +162,21 @@ func (cfg *Config) defaults() {
 	}
 }
 
+// checkClientsetNames checks --clientset-name and --versioned-name: a
+// directory below --output-dir (or "."), and a Go package name.
+func checkClientsetNames(cfg Config) error {
+	if cfg.VersionedClientsetPkg != "" && (cfg.ClientsetName != "" || cfg.VersionedName != "") {
+		return fmt.Errorf("--clientset-name and --versioned-name place the clientset this run generates; with --versioned-clientset-package %s it generates none", cfg.VersionedClientsetPkg)
+	}
+	if n := cfg.ClientsetName; n != "" && n != "." && (path.IsAbs(n) || path.Clean(n) != n || n == ".." || strings.HasPrefix(n, "../") || strings.Contains(n, `\`)) {
+		return fmt.Errorf("--clientset-name %q: want a directory below --output-dir, in slashes (e.g. clientset, or . for --output-dir itself)", n)
+	}
+	if n := cfg.VersionedName; n != "" && !token.IsIdentifier(n) {
+		return fmt.Errorf("--versioned-name %q: want a Go package name (e.g. versioned)", n)
+	}
+	return nil
+}
+
 // abs resolves a path given on the command line.
 func (cfg *Config) abs(path string) string {
 	if path == "" || filepath.IsAbs(path) {
@@ -220,6 +243,9 @@ func Plan(cfg Config) (*Changes, error) {
 	if cfg.VersionedClientsetPkg != "" && slices.Contains(cfg.Generators, "clientset") {
 		return nil, fmt.Errorf("--versioned-clientset-package %s names the clientset to use: the clientset generator would generate none; leave it out of --generators", cfg.VersionedClientsetPkg)
 	}
+	if err := checkClientsetNames(cfg); err != nil {
+		return nil, err
+	}
 	if cfg.ApplyConfigurationPkg != "" && slices.Contains(cfg.Generators, "applyconfiguration") {
 		return nil, fmt.Errorf("--apply-configuration-package %s names the apply configurations to use: the applyconfiguration generator would generate none; leave it out of --generators", cfg.ApplyConfigurationPkg)
 	}
@@ -271,6 +297,8 @@ func Plan(cfg Config) (*Changes, error) {
 		NoJSONDecoders:   cfg.NoJSONDecoders,
 
 		VersionedClientsetPkg:       cfg.VersionedClientsetPkg,
+		ClientsetName:               cfg.ClientsetName,
+		VersionedName:               cfg.VersionedName,
 		SingleDirectory:             cfg.SingleDirectory,
 		ApplyConfigurations:         !cfg.NoApplyConfig,
 		ApplyConfigurationPkg:       cfg.ApplyConfigurationPkg,

@@ -108,6 +108,53 @@ func TestVersionedClientsetIsNotGenerated(t *testing.T) {
 	}
 }
 
+// TestClientsetPlacement: --clientset-name and --versioned-name take a
+// directory below --output-dir and a package name, and may not put the
+// clientset in or around another generator's tree, whose stale-file
+// removal would then reach into it (golden clientsetname generates with
+// --clientset-name .).
+func TestClientsetPlacement(t *testing.T) {
+	dir := testmod.New(t, filepath.Join(testmod.RepoRoot(), "generators/testdata/nostatus/in"), "example.com/user")
+	for _, tc := range []struct {
+		clientset, versioned, want string
+	}{
+		{"../clientset", "", `--clientset-name "../clientset": want a directory below --output-dir`},
+		{"/abs", "", `--clientset-name "/abs": want a directory below --output-dir`},
+		{"a//b", "", `--clientset-name "a//b"`},
+		{"", "my-clients", `--versioned-name "my-clients": want a Go package name`},
+		{".", "listers", "the clientset would be at example.com/user/generated/listers, which overlaps example.com/user/generated/listers"},
+		{"informers/externalversions", "", "overlaps example.com/user/generated/informers/externalversions"},
+		{"applyconfiguration/x", "", "overlaps example.com/user/generated/applyconfiguration"},
+	} {
+		cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", Stderr: io.Discard,
+			ClientsetName: tc.clientset, VersionedName: tc.versioned}
+		if _, err := ctrlgen.Plan(cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--clientset-name %q --versioned-name %q: error %v\nwant it to contain %q", tc.clientset, tc.versioned, err, tc.want)
+		}
+	}
+	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", Stderr: io.Discard,
+		ClientsetName: "client", VersionedName: "typed"}
+	changes, err := ctrlgen.Plan(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "generated/client/typed/clientset.go")
+	found := false
+	for _, f := range changes.Files {
+		found = found || f.Path == want
+		if rel, _ := filepath.Rel(dir, f.Path); strings.HasPrefix(rel, filepath.Join("generated", "clientset")) {
+			t.Errorf("%s written outside the clientset's place", rel)
+		}
+	}
+	if !found {
+		t.Errorf("no %s", want)
+	}
+	if _, err := ctrlgen.Plan(ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated",
+		Generators: []string{"informer"}, VersionedClientsetPkg: "k8s.io/client-go/kubernetes", ClientsetName: "."}); err == nil || !strings.Contains(err.Error(), "it generates none") {
+		t.Errorf("--clientset-name with --versioned-clientset-package: error %v", err)
+	}
+}
+
 // TestApplyConfigurationFlagsConflict: a generator the flags turn off or
 // hand to another package is an error when asked for by name.
 func TestApplyConfigurationFlagsConflict(t *testing.T) {

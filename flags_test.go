@@ -32,6 +32,9 @@ func TestParseArgs(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(cfg, want) {
 		t.Errorf("informer-gen's flags: got %+v, %v\nwant %+v", cfg, err, want)
 	}
+	if cfg, err := ParseArgs([]string{"--clientset-name", ".", "--versioned-name", "clients", "--output-dir", "gen", "./a"}, io.Discard); err != nil || cfg.ClientsetName != "." || cfg.VersionedName != "clients" {
+		t.Errorf("kube_codegen.sh's clientset flags: %+v, %v", cfg, err)
+	}
 	if cfg, err := ParseArgs([]string{"--crd-dir", "config/crd/bases", "--output-dir", "gen", "./apis/..."}, io.Discard); err != nil || cfg.CRDDir != "config/crd/bases" {
 		t.Errorf("--crd-dir: %+v, %v", cfg, err)
 	}

@@ -4,6 +4,7 @@
 package builder
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -52,6 +53,11 @@ type Options struct {
 	// k8s.io/client-go/kubernetes; empty for the one this run generates
 	// under OutputPkg.
 	VersionedClientsetPkg string
+	// ClientsetName and VersionedName place the generated clientset at
+	// <OutputPkg>/<ClientsetName>/<VersionedName> (kube_codegen.sh
+	// gen_client's flags); empty means "clientset" and "versioned".
+	ClientsetName string
+	VersionedName string
 	// SingleDirectory, as informer-gen's --single-directory, puts the
 	// informers in <OutputPkg>/informers rather than
 	// <OutputPkg>/informers/externalversions.
@@ -99,7 +105,7 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		ControllersDir: opts.ControllersDir,
 		ControllersPkg: opts.ControllersPkg,
 	}
-	p.ClientsetPkg = opts.OutputPkg + "/clientset/versioned"
+	p.ClientsetPkg = path.Join(opts.OutputPkg, cmp.Or(opts.ClientsetName, "clientset"), cmp.Or(opts.VersionedName, "versioned"))
 	if opts.VersionedClientsetPkg != "" {
 		p.ClientsetPkg, p.ClientsetExternal = opts.VersionedClientsetPkg, true
 	}
@@ -116,6 +122,9 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		p.ApplyConfigurationsPkg, p.ApplyConfigurationsExternal = opts.ApplyConfigurationPkg, true
 	case opts.ApplyConfigurations:
 		p.ApplyConfigurationsPkg = opts.OutputPkg + "/applyconfiguration"
+	}
+	if err := separateTrees(p); err != nil {
+		return nil, nil, err
 	}
 	if opts.ExternalApplyConfigurations == nil {
 		p.ClientGoApplyConfiguration = b.clientGoApplyConfiguration
@@ -153,6 +162,22 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	}
 	p.RBACRules = b.rbac
 	return p, b.warnings, nil
+}
+
+// separateTrees reports a generated clientset placed in or around
+// another generator's tree (--clientset-name . --versioned-name
+// listers): each generator removes the stale files of its own tree.
+func separateTrees(p *model.Project) error {
+	if p.ClientsetExternal {
+		return nil
+	}
+	nested := func(a, b string) bool { return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/") }
+	for _, other := range []string{p.ListersPkg, p.InformersPkg, p.ApplyConfigurationsPkg} {
+		if other != "" && nested(p.ClientsetPkg, other) {
+			return fmt.Errorf("the clientset would be at %s, which overlaps %s; choose another --clientset-name or --versioned-name", p.ClientsetPkg, other)
+		}
+	}
+	return nil
 }
 
 type builder struct {

@@ -106,6 +106,9 @@ func goldenInputs(t *testing.T) []surfaceInput {
 			case a == "--plural-exceptions":
 				i++
 				in.Codegen.PluralExceptions = args[i]
+			case a == "--clientset-name":
+				i++
+				in.Codegen.ClientsetDir = args[i]
 			case a == "--prefers-protobuf":
 				in.Codegen.PrefersProtobuf = true
 			case a == "--with-applyconfig=false":

@@ -540,9 +540,7 @@ type KubeCodegen struct {
 	// ClientsetDir is the directory, relative to OutDir, client-gen
 	// writes the clientset's versioned/ to: "clientset", as the script
 	// has it, unless set (prometheus-operator calls client-gen itself
-	// with --output-dir OUT: "."). ctrlgen has no flag for it and always
-	// writes OUT/clientset/versioned, so when set, ctrlgen's clientset is
-	// moved there after it runs (moveClientset).
+	// with --output-dir OUT: "."), as ctrlgen's --clientset-name.
 	ClientsetDir string
 	// Packages, when set, are the only packages (relative to In) given
 	// to the generators, as a user who calls the generators on some of
@@ -861,43 +859,8 @@ func generateCtrlgen(tb testing.TB, in *Input, root string) {
 				return err
 			}
 		}
-		if _, err := Run(root, env, append([]string{ctrlgen}, in.CtrlgenArgs...)); err != nil {
-			return err
-		}
-		if in.Codegen.ClientsetDir != "" {
-			return moveClientset(root, in)
-		}
-		return nil
-	})
-}
-
-// moveClientset moves ctrlgen's clientset from OUT/clientset/versioned,
-// where ctrlgen always writes it, to OUT/<ClientsetDir>/versioned, where
-// the project's client-gen flags put it, and rewrites the imports of it
-// under OUT. It stands in for a ctrlgen flag such as client-gen's
-// --clientset-name with --output-dir, which ctrlgen lacks: without it
-// the project's own code, which imports OUT/versioned, does not build.
-func moveClientset(root string, in *Input) error {
-	out := filepath.Join(root, filepath.FromSlash(in.Codegen.OutDir))
-	outPkg := path.Join(in.Module, in.Codegen.OutDir)
-	from, to := filepath.Join(out, "clientset", "versioned"), filepath.Join(out, filepath.FromSlash(in.Codegen.ClientsetDir), "versioned")
-	if err := CopyTree(from, to); err != nil {
+		_, err := Run(root, env, append([]string{ctrlgen}, in.CtrlgenArgs...))
 		return err
-	}
-	if err := os.RemoveAll(from); err != nil {
-		return err
-	}
-	os.Remove(filepath.Dir(from)) // OUT/clientset, unless something else is there
-	oldImport, newImport := []byte(`"`+outPkg+`/clientset/versioned`), []byte(`"`+path.Join(outPkg, in.Codegen.ClientsetDir, "versioned"))
-	return filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil || !bytes.Contains(data, oldImport) {
-			return err
-		}
-		return os.WriteFile(p, bytes.ReplaceAll(data, oldImport, newImport), 0o644)
 	})
 }
 

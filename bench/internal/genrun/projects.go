@@ -124,7 +124,7 @@ const PrometheusOperatorVersion = "v0.92.0"
 // <module>/pkg/apis, --input monitoring/{v1,v1beta1,v1alpha1},
 // --clientset-name versioned and --output-dir pkg/client (so the
 // clientset is pkg/client/versioned, not pkg/client/clientset/versioned:
-// ClientsetDir), lister-gen into pkg/client/listers and informer-gen
+// ClientsetDir, and ctrlgen's --clientset-name .), lister-gen into pkg/client/listers and informer-gen
 // into pkg/client/informers, on the three API packages. Its deep copies
 // come from controller-gen's object generator, run in each API package
 // directory of the API module (pkg/apis/monitoring), which ctrlgen does
@@ -142,7 +142,7 @@ func PrometheusOperator(tb testing.TB) *Input {
 		Dir:    "pkg/client",
 		CtrlgenBefore: []CtrlgenRun{{Dir: "pkg/apis/monitoring",
 			Args: []string{"--output-dir", ".", "--boilerplate", "../../../.header", "--generators", "deepcopy", "./..."}}},
-		CtrlgenArgs: []string{"--output-dir", ".", "--output-pkg", repo + "/pkg/client", "--boilerplate", "../../.header",
+		CtrlgenArgs: []string{"--output-dir", ".", "--output-pkg", repo + "/pkg/client", "--clientset-name", ".", "--boilerplate", "../../.header",
 			"--generators", "applyconfiguration,clientset,lister,informer", "--external-applyconfigurations", "",
 			repo + "/pkg/apis/monitoring/v1", repo + "/pkg/apis/monitoring/v1alpha1", repo + "/pkg/apis/monitoring/v1beta1"},
 		Codegen: KubeCodegen{In: "../apis", OutDir: ".", ClientsetDir: ".", ApplyConfig: true},
