@@ -100,7 +100,99 @@ func newResolver(dir string) (*resolver, error) {
 	for _, req := range mf.Require {
 		r.requires[req.Mod.Path] = req.Mod.Version
 	}
+	if len(mf.Exclude) > 0 || !r.tidy() {
+		return nil, nil
+	}
 	return r, nil
+}
+
+// tidy reports whether go.mod names, for every module it requires, at
+// least the version the module graph asks for, as go mod tidy leaves it:
+// only then are its versions the ones the go command selects. An untidy
+// go.mod (k8s.io/api v0.35.3 required, a dependency asking for v0.37.2)
+// fails go list under -mod=readonly and is raised by it under -mod=mod,
+// whose version this would not see. The graph is the go command's pruned
+// one (Go 1.17): the requirements of each required module, and beyond
+// them only through go.mod files older than go 1.17, which are not
+// pruned. A go.mod not in the module cache is go list's to fetch.
+func (r *resolver) tidy() bool {
+	seen := map[module.Version]bool{}
+	var visit func(m module.Version) bool
+	visit = func(m module.Version) bool {
+		if seen[m] {
+			return true
+		}
+		seen[m] = true
+		data, ok := r.goMod(m.Path, m.Version)
+		if !ok {
+			return false
+		}
+		mf, err := modfile.ParseLax("go.mod", data, nil)
+		if err != nil {
+			return false
+		}
+		unpruned := mf.Go == nil || semver.Compare("v"+mf.Go.Version, "v1.17") < 0
+		for _, req := range mf.Require {
+			if have, ok := r.requires[req.Mod.Path]; ok && semver.Compare(have, req.Mod.Version) < 0 {
+				return false
+			}
+			if unpruned && !visit(req.Mod) {
+				return false
+			}
+		}
+		return true
+	}
+	for modPath, version := range r.requires {
+		if !visit(module.Version{Path: modPath, Version: version}) {
+			return false
+		}
+	}
+	return true
+}
+
+// goMod is the go.mod of a required module: its replacement directory's
+// (none: no requirements), or the one the module cache's download
+// directory keeps for the version.
+func (r *resolver) goMod(modPath, version string) ([]byte, bool) {
+	target := module.Version{Path: modPath, Version: version}
+	if rep := r.replacement(modPath, version); rep != nil {
+		if rep.New.Version == "" {
+			data, err := os.ReadFile(filepath.Join(r.replacedDir(rep), "go.mod"))
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, true
+			}
+			return data, err == nil
+		}
+		target = rep.New
+	}
+	escPath, err1 := module.EscapePath(target.Path)
+	escVersion, err2 := module.EscapeVersion(target.Version)
+	if err1 != nil || err2 != nil || r.modcache == "" {
+		return nil, false
+	}
+	data, err := os.ReadFile(filepath.Join(r.modcache, "cache", "download", escPath, "@v", escVersion+".mod"))
+	return data, err == nil
+}
+
+// replacement is the go.mod replace directive that applies to a module
+// version, or nil.
+func (r *resolver) replacement(modPath, version string) *modfile.Replace {
+	var rep *modfile.Replace
+	for _, rp := range r.replaces {
+		if rp.Old.Path == modPath && (rp.Old.Version == version || rp.Old.Version == "" && rep == nil) {
+			rep = rp
+		}
+	}
+	return rep
+}
+
+// replacedDir is the directory of a replacement by a directory.
+func (r *resolver) replacedDir(rep *modfile.Replace) string {
+	dir := rep.New.Path
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(r.main.dir, dir)
+	}
+	return filepath.Clean(dir)
 }
 
 // plainFlags reports whether GOFLAGS leaves which files and modules a
@@ -317,19 +409,9 @@ func (r *resolver) within(m modDir, dir string) bool {
 // its place in the module cache when it has been downloaded.
 func (r *resolver) moduleDir(modPath, version string) (string, bool) {
 	target := module.Version{Path: modPath, Version: version}
-	var rep *modfile.Replace
-	for _, rp := range r.replaces {
-		if rp.Old.Path == modPath && (rp.Old.Version == version || rp.Old.Version == "" && rep == nil) {
-			rep = rp
-		}
-	}
-	if rep != nil {
+	if rep := r.replacement(modPath, version); rep != nil {
 		if rep.New.Version == "" {
-			dir := rep.New.Path
-			if !filepath.IsAbs(dir) {
-				dir = filepath.Join(r.main.dir, dir)
-			}
-			return filepath.Clean(dir), true
+			return r.replacedDir(rep), true
 		}
 		target = rep.New
 	}

@@ -148,6 +148,21 @@ func TestResolverDefers(t *testing.T) {
 			t.Setenv("GOWORK", "")
 			testmod.Write(t, filepath.Join(dir, "go.work"), []byte("go 1.26.0\n\nuse .\n"))
 		},
+		// example.com/dep asks for a newer k8s.io/api than go.mod names:
+		// go list would select it (or fail under -mod=readonly).
+		"untidy go.mod": func(t *testing.T, dir string) {
+			testmod.Write(t, filepath.Join(dir, "dep", "go.mod"), []byte("module example.com/dep\n\ngo 1.26.0\n\nrequire k8s.io/api v99.0.0\n"))
+		},
+		"untidy below an unpruned go.mod": func(t *testing.T, dir string) {
+			testmod.Write(t, filepath.Join(dir, "dep", "go.mod"), []byte("module example.com/dep\n\ngo 1.16\n\nrequire example.com/old v1.0.0\n"))
+			testmod.Write(t, filepath.Join(dir, "old", "go.mod"), []byte("module example.com/old\n\ngo 1.26.0\n\nrequire k8s.io/apimachinery v99.0.0\n"))
+			f, err := os.OpenFile(filepath.Join(dir, "go.mod"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			f.WriteString("\nreplace example.com/old => ./old\n")
+		},
 		"vendor": func(t *testing.T, dir string) {
 			t.Setenv("GOFLAGS", "")
 			testmod.Write(t, filepath.Join(dir, "vendor", "modules.txt"), nil)
