@@ -16,7 +16,7 @@ var realProjects = []Input{
 	{Name: "mydemo", Dir: ".", Patterns: []string{"github.com/ctrlgen/ctrlgen/examples/mydemo/apis/..."}},
 }
 
-// knownDifferences are the differences README.md lists, with why, by
+// knownDifferences are the differences docs/crds.md lists, with why, by
 // input. Every other difference fails the test, and so does a listed one
 // that went away.
 var knownDifferences = map[string][]string{
