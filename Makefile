@@ -38,7 +38,7 @@ test-controlplane:
 	cd controlplane && CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOWORK=off $(GO) vet ./...
 
 test-bench-module:
-	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 -timeout 30m ./...; fi
+	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 -timeout 60m ./...; fi
 
 # Regenerates the committed generated code: the informers and listers of
 # k8s.io/api the runtime ships (runtime/kube/, see its doc.go), the JSON

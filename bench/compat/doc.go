@@ -12,8 +12,9 @@
 //     kube_codegen.sh runs them), at the same import paths.
 //   - TestProjects takes real controllers from the module proxy
 //     (k8s.io/sample-controller, external-snapshotter's snapshot
-//     controller and sidecar, and prometheus-operator's operator, whose
-//     API and client are modules nested in its repository; versions in
+//     controller and sidecar, prometheus-operator's operator, whose API
+//     and client are modules nested in its repository, cert-manager's
+//     controllers and knative serving's reconcilers; versions in
 //     internal/genrun), deletes their generated clientset, listers and
 //     informers (and apply configurations where ctrlgen writes them;
 //     prometheus-operator's deep copies too), regenerates them with
