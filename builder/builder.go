@@ -17,6 +17,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/ctrlgen/ctrlgen/internal/goname"
 	"github.com/ctrlgen/ctrlgen/loader"
 	"github.com/ctrlgen/ctrlgen/markers"
 	"github.com/ctrlgen/ctrlgen/model"
@@ -425,7 +426,7 @@ func (b *builder) noGroup(a *apiPackage, why string) {
 
 func (b *builder) version(p *model.Project, a *apiPackage, groupName string) *model.Version {
 	g := b.group(a, groupName)
-	v := &model.Version{Group: g, Name: a.src.Name, GoName: upperFirst(a.src.Name)}
+	v := &model.Version{Group: g, Name: a.src.Name, GoName: goname.UpperFirst(a.src.Name)}
 	v.TypesPkg = a.src.Path
 	v.TypesAlias = strings.ToLower(g.GoName + v.Name)
 	v.GroupVersionGoName = g.GoName + v.GoName
@@ -486,7 +487,7 @@ func servedAsProtobuf(p *loader.Package) bool {
 func (b *builder) group(a *apiPackage, name string) *model.Group {
 	goName, hasGoName := markers.GroupGoName.Get(a.markers)
 	if hasGoName {
-		goName = upperFirst(goName)
+		goName = goname.UpperFirst(goName)
 	} else {
 		goName = defaultGroupGoName(name)
 	}
@@ -530,7 +531,7 @@ func defaultGroupGoName(group string) string {
 	label, _, _ := strings.Cut(group, ".")
 	var s strings.Builder
 	for _, word := range strings.Split(label, "-") {
-		s.WriteString(upperFirst(word))
+		s.WriteString(goname.UpperFirst(word))
 	}
 	return s.String()
 }
@@ -572,20 +573,6 @@ func (b *builder) checkNames(groups []*model.Group) {
 		}
 		goNames[g.GoName], dirs[dir] = g, g
 	}
-}
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // clientGoApplyConfiguration reports whether client-go's

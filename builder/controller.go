@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/internal/goname"
 	"github.com/ctrlgen/ctrlgen/markers"
 	"github.com/ctrlgen/ctrlgen/model"
 	"github.com/ctrlgen/ctrlgen/typegraph"
@@ -138,8 +139,8 @@ func (b *builder) listerFields(k *model.Kind) {
 		if count[ok.Name] > 1 {
 			base = ok.Version.GroupVersionGoName + ok.Name
 		}
-		o.ListerField = lowerFirst(base) + "Lister"
-		o.InformerVar = lowerFirst(base) + "Informer"
+		o.ListerField = goname.LowerFirst(base) + "Lister"
+		o.InformerVar = goname.LowerFirst(base) + "Informer"
 	}
 }
 
@@ -404,7 +405,7 @@ func controllerMethods(dir string) (map[string]bool, []markers.Line, error) {
 		}
 		lines = append(lines, markers.Scan(fset, f, false).Lines()...)
 		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && embeddedName(fd.Recv.List[0].Type) == "Controller" {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && typegraph.EmbeddedName(fd.Recv.List[0].Type) == "Controller" {
 				methods[fd.Name.Name] = true
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/ctrlgen/ctrlgen/internal/goname"
 	"github.com/ctrlgen/ctrlgen/markers"
 	"github.com/ctrlgen/ctrlgen/model"
 	"github.com/ctrlgen/ctrlgen/plural"
@@ -41,7 +42,7 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 		Version:       v,
 		Name:          name,
 		ListName:      name + "List",
-		LowerName:     lowerFirst(name),
+		LowerName:     goname.LowerFirst(name),
 		LowerCaseName: strings.ToLower(name),
 		Source:        fmt.Sprintf("%s:%d", pos.Filename, pos.Line),
 	}
@@ -111,7 +112,7 @@ func (b *builder) fields(a *apiPackage, t *apiType) ([]field, bool, error) {
 		var out []field
 		for _, f := range st.Fields.List {
 			if len(f.Names) == 0 {
-				out = append(out, field{name: embeddedName(f.Type), embedded: true})
+				out = append(out, field{name: typegraph.EmbeddedName(f.Type), embedded: true})
 			}
 			for _, n := range f.Names {
 				out = append(out, field{name: n.Name})
@@ -135,18 +136,6 @@ func (b *builder) fields(a *apiPackage, t *apiType) ([]field, bool, error) {
 		out[i] = field{name: m.Name, embedded: m.Embedded}
 	}
 	return out, true, nil
-}
-
-func embeddedName(e ast.Expr) string {
-	switch e := e.(type) {
-	case *ast.StarExpr:
-		return embeddedName(e.X)
-	case *ast.SelectorExpr:
-		return e.Sel.Name
-	case *ast.Ident:
-		return e.Name
-	}
-	return ""
 }
 
 // verbs applies client-gen's rules: readonly means get, list and watch;
@@ -267,7 +256,7 @@ func (b *builder) plural(m markers.Set, pos token.Position, kind, path string, b
 		exceptions = maps.Clone(plural.DefaultExceptions)
 		maps.Copy(exceptions, b.opts.PluralExceptions)
 	}
-	goPlural := upperFirst(plural.Of(kind, exceptions))
+	goPlural := goname.UpperFirst(plural.Of(kind, exceptions))
 	resource, hasName := markers.ResourceName.Get(m)
 	switch {
 	case hasName && path != "" && path != resource:

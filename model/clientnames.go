@@ -13,8 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/ctrlgen/ctrlgen/internal/goname"
 )
 
 // DeriveClientNames fills the fields marked "filled by DeriveClientNames"
@@ -26,14 +26,14 @@ func DeriveClientNames(p *Project) {
 			g.APIPath = "/api"
 		}
 		for _, v := range g.Versions {
-			v.ClientsetField = lowerFirst(v.GroupVersionGoName)
+			v.ClientsetField = goname.LowerFirst(v.GroupVersionGoName)
 			v.TypedClientAlias = "typed" + v.TypesAlias
 			v.TypedClientFakeAlias = "fake" + v.TypesAlias
 			v.ListerAlias = "listers" + v.TypesAlias
 			v.ApplyConfigAlias = "applyconfiguration" + v.TypesAlias
 			for _, k := range v.Kinds {
 				k.FileName = strings.ToLower(k.Name)
-				k.LowerPluralGoName = lowerFirst(k.PluralGoName)
+				k.LowerPluralGoName = goname.LowerFirst(k.PluralGoName)
 				k.VarName = varName(k.Name)
 				k.QualifiedResource = strings.TrimSuffix(k.Plural+"."+v.Name+"."+g.Name, ".")
 				for _, m := range k.Methods {
@@ -260,11 +260,6 @@ func (k *Kind) ApplyMethods() []*Method {
 // IsSubresource reports whether the method acts on a subresource.
 func (m *Method) IsSubresource() bool { return m.Subresource != "" }
 
-func lowerFirst(s string) string {
-	r, n := utf8.DecodeRuneInString(s)
-	return string(unicode.ToLower(r)) + s[n:]
-}
-
 // reservedVarNames are the import aliases and local names of generated
 // client methods: a parameter of that name would shadow them.
 var reservedVarNames = map[string]bool{
@@ -280,7 +275,7 @@ var reservedVarNames = map[string]bool{
 // with a lower-case first letter, suffixed when that would be a keyword,
 // a predeclared identifier or a name the generated code uses.
 func varName(typeName string) string {
-	s := lowerFirst(typeName)
+	s := goname.LowerFirst(typeName)
 	if token.IsKeyword(s) || reservedVarNames[s] || predeclaredNames[s] {
 		s += "Obj"
 	}

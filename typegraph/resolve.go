@@ -139,7 +139,7 @@ func (s *fileScope) members(st *ast.StructType) ([]Member, error) {
 		}
 		doc := commentLines(f.Doc)
 		if len(f.Names) == 0 {
-			out = append(out, Member{Name: embeddedName(f.Type), Embedded: true, Type: ft, Tag: tag, Comments: doc})
+			out = append(out, Member{Name: EmbeddedName(f.Type), Embedded: true, Type: ft, Tag: tag, Comments: doc})
 		}
 		for _, n := range f.Names {
 			out = append(out, Member{Name: n.Name, Type: ft, Tag: tag, Comments: doc})
@@ -148,18 +148,18 @@ func (s *fileScope) members(st *ast.StructType) ([]Member, error) {
 	return out, nil
 }
 
-func embeddedName(e ast.Expr) string {
+func EmbeddedName(e ast.Expr) string {
 	switch e := e.(type) {
 	case *ast.StarExpr:
-		return embeddedName(e.X)
+		return EmbeddedName(e.X)
 	case *ast.SelectorExpr:
 		return e.Sel.Name
 	case *ast.Ident:
 		return e.Name
 	case *ast.IndexExpr:
-		return embeddedName(e.X)
+		return EmbeddedName(e.X)
 	case *ast.IndexListExpr:
-		return embeddedName(e.X)
+		return EmbeddedName(e.X)
 	}
 	return ""
 }

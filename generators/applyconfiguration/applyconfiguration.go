@@ -469,17 +469,3 @@ func apiVersion(v *model.Version) string {
 	}
 	return v.Group.Name + "/" + v.Name
 }
-
-func upperFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
-}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/internal/goname"
 	"github.com/ctrlgen/ctrlgen/model"
 	"github.com/ctrlgen/ctrlgen/typegraph"
 )
@@ -205,7 +206,7 @@ func (w *typeWriter) constructorForKind() {
 // one, and those of its "+genclient:method=" extras.
 func (w *typeWriter) extract() {
 	f, k := w.f, w.kind
-	obj := lowerFirst(k.Name)
+	obj := goname.LowerFirst(k.Name)
 	if obj == "b" || obj == "err" || obj == "fieldManager" || obj == "subresource" {
 		obj += "Obj"
 	}
@@ -386,7 +387,7 @@ func (w *typeWriter) withForSlice(m *member, arg *acType) {
 	pointerToSlice := m.m.Type.Kind == typegraph.Pointer
 	if pointerToSlice {
 		f.P()
-		f.P("func (b *", w.ac, ") ensure", upperFirst(m.typ.elem.name), "Exists() {")
+		f.P("func (b *", w.ac, ") ensure", goname.UpperFirst(m.typ.elem.name), "Exists() {")
 		f.P("if b.", name, " == nil {")
 		f.P("b.", name, " = &[]", m.typ.elem.text, "{}")
 		f.P("}")
@@ -399,7 +400,7 @@ func (w *typeWriter) withForSlice(m *member, arg *acType) {
 	f.P("func (b *", w.ac, ") With", name, "(values ...", arg.text, ") *", w.ac, " {")
 	w.ensureEmbedExistsIfApplicable(m)
 	if pointerToSlice {
-		f.P("b.ensure", upperFirst(m.typ.elem.name), "Exists()")
+		f.P("b.ensure", goname.UpperFirst(m.typ.elem.name), "Exists()")
 	}
 	target := m.path()
 	if pointerToSlice {

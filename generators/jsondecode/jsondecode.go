@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/internal/goname"
 	"github.com/ctrlgen/ctrlgen/model"
 	"github.com/ctrlgen/ctrlgen/typegraph"
 )
@@ -47,7 +48,7 @@ func File(p *model.Project, v *model.Version) (*gen.File, error) {
 		if pkg == v.TypesPkg {
 			return ""
 		}
-		return exportedName(importAlias(pkg))
+		return goname.UpperFirst(importAlias(pkg))
 	})
 	var roots []string
 	for _, k := range v.ClientKinds() {
@@ -83,11 +84,4 @@ func File(p *model.Project, v *model.Version) (*gen.File, error) {
 		return nil, err
 	}
 	return f, nil
-}
-
-func exportedName(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
