@@ -263,8 +263,8 @@ func embedsTypeMeta(f *ast.Field) bool {
 
 // realInputs are open-source API modules generated with code-generator
 // (see genrun's SampleController, ExternalSnapshotterClient, GatewayAPI,
-// PrometheusOperator, Kueue and KnativeServing for the versions and how
-// their scripts call it), and the packages compared.
+// PrometheusOperator, Kueue, KnativeServing and CertManager for the
+// versions and how their scripts call it), and the packages compared.
 func realInputs(t *testing.T) []surfaceInput {
 	return []surfaceInput{
 		{genrun.SampleController(t), []string{"./pkg/apis/...", "./pkg/generated/..."}},
@@ -278,6 +278,9 @@ func realInputs(t *testing.T) []surfaceInput {
 		// own tool over the clients and not regenerated, is compared as
 		// a build on either tool's clients.
 		{genrun.KnativeServing(t), []string{"./pkg/apis/...", "./pkg/client/clientset/...", "./pkg/client/listers/...", "./pkg/client/informers/...", "./pkg/client/injection/..."}},
+		// cert-manager: clients over its committed apply configurations
+		// (--apply-configuration-package).
+		{genrun.CertManager(t), []string{"./pkg/client/clientset/...", "./pkg/client/listers/...", "./pkg/client/informers/..."}},
 	}
 }
 
