@@ -57,7 +57,10 @@ type Def interface {
 	Repeatable() bool
 	takesArgs() bool
 	readAnywhere() bool
-	check(arg string) error
+	// parseArg parses the text after the marker's name into the
+	// definition's value type, which All and Get return without parsing
+	// again.
+	parseArg(arg string) (any, error)
 }
 
 // Definition is a marker whose arguments parse into a T.
@@ -131,10 +134,7 @@ func (d *Definition[T]) Repeatable() bool   { return d.repeatable }
 func (d *Definition[T]) takesArgs() bool    { return d.args }
 func (d *Definition[T]) readAnywhere() bool { return d.anywhere }
 
-func (d *Definition[T]) check(arg string) error {
-	_, err := d.parse(arg)
-	return err
-}
+func (d *Definition[T]) parseArg(arg string) (any, error) { return d.parse(arg) }
 
 // Value is one parsed occurrence of a marker.
 type Value[T any] struct {
@@ -168,10 +168,8 @@ func (d *Definition[T]) Pos(s Set) token.Position {
 func (d *Definition[T]) All(s Set) []Value[T] {
 	var out []Value[T]
 	for _, o := range s.found[d.key()] {
-		// Collect put only arguments that parse into the set.
-		if v, err := d.parse(o.arg); err == nil {
-			out = append(out, Value[T]{V: v, Pos: o.pos})
-		}
+		v, _ := o.value.(T) // a nil value of an interface type T too
+		out = append(out, Value[T]{V: v, Pos: o.pos})
 	}
 	return out
 }
@@ -188,17 +186,21 @@ type Set struct {
 	found map[defKey][]occurrence
 }
 
+// occurrence is one marker line that parsed: its argument text, kept to
+// tell a repetition from a conflict, and its value, of the definition's
+// type.
 type occurrence struct {
-	arg string
-	pos token.Position
+	arg   string
+	value any
+	pos   token.Position
 }
 
-func (s *Set) add(d Def, arg string, pos token.Position) {
+func (s *Set) add(d Def, arg string, value any, pos token.Position) {
 	if s.found == nil {
 		s.found = map[defKey][]occurrence{}
 	}
 	k := defKey{d.Name(), d.Target()}
-	s.found[k] = append(s.found[k], occurrence{arg, pos})
+	s.found[k] = append(s.found[k], occurrence{arg, value, pos})
 }
 
 // Diagnostic is a problem with a marker, at a position.

@@ -343,7 +343,7 @@ func FuzzMarkers(f *testing.F) {
 				}
 			}
 			for _, def := range All.Defs() {
-				def.check(strings.TrimPrefix(text, "+"))
+				def.parseArg(strings.TrimPrefix(text, "+"))
 			}
 			Method.All(s)
 			Resource.All(s)

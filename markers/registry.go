@@ -110,7 +110,8 @@ func (r *Registry) Collect(lines []Line, t Target) (Set, []Diagnostic) {
 			})
 			continue
 		}
-		if err := d.check(arg); err != nil {
+		value, err := d.parseArg(arg)
+		if err != nil {
 			diags = append(diags, Diagnostic{Pos: l.Pos, Msg: fmt.Sprintf("+%s: %v; expected %s", l.Text, err, d.Syntax())})
 			continue
 		}
@@ -118,7 +119,7 @@ func (r *Registry) Collect(lines []Line, t Target) (Set, []Diagnostic) {
 			diags = append(diags, Diagnostic{Pos: l.Pos, Msg: fmt.Sprintf("+%s given twice with different values (first at %s)", d.Name(), position(prev[0].pos))})
 			continue
 		}
-		s.add(d, arg, l.Pos)
+		s.add(d, arg, value, l.Pos)
 	}
 	return s, diags
 }
