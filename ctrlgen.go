@@ -29,6 +29,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
 	"github.com/ctrlgen/ctrlgen/generators/gen"
 	"github.com/ctrlgen/ctrlgen/generators/register"
+	"github.com/ctrlgen/ctrlgen/internal/genfile"
 	"github.com/ctrlgen/ctrlgen/loader"
 	"github.com/ctrlgen/ctrlgen/markers"
 	"github.com/ctrlgen/ctrlgen/model"
@@ -401,10 +402,10 @@ func printMarkers(w io.Writer) error {
 // writes there, and so not input: anything with ctrlgen's header, and the
 // deepcopy and register files of code-generator, which ctrlgen replaces.
 func isOutput(_, name string, src []byte) bool {
-	if bytes.HasPrefix(src, []byte(gen.Header+"\n")) {
+	if genfile.Ours(src) {
 		return true
 	}
-	return (name == deepcopy.FileName || name == register.FileName) && loader.IsGenerated(src)
+	return (name == deepcopy.FileName || name == register.FileName) && genfile.Generated(src)
 }
 
 func selectGenerators(names []string) ([]generators.Generator, error) {

@@ -1,7 +1,6 @@
 package builder
 
 import (
-	"bytes"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -12,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/internal/genfile"
 	"github.com/ctrlgen/ctrlgen/internal/goname"
 	"github.com/ctrlgen/ctrlgen/markers"
 	"github.com/ctrlgen/ctrlgen/model"
@@ -396,7 +395,7 @@ func controllerMethods(dir string) (map[string]bool, []markers.Line, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if bytes.HasPrefix(src, []byte(gen.Header+"\n")) {
+		if genfile.Ours(src) {
 			continue
 		}
 		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution|parser.ParseComments)

@@ -28,6 +28,8 @@ import (
 	"sync"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/ctrlgen/ctrlgen/internal/genfile"
 )
 
 // Package is one parsed package.
@@ -442,7 +444,7 @@ func (p *Program) parseFile(pkg *Package, path string, src []byte, root bool, ke
 	if writable && p.outputs(pkg.Dir, filepath.Base(path), src) || !gengoBuilds(path, src) {
 		return nil, false, nil
 	}
-	if !writable && IsGenerated(src) && !declaresTypes(src) {
+	if !writable && genfile.Generated(src) && !declaresTypes(src) {
 		if !bytes.Contains(src, []byte("DeepCopy")) {
 			return nil, false, nil
 		}
@@ -502,23 +504,6 @@ func gengoBuilds(path string, src []byte) bool {
 	ctx.OpenFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(src)), nil }
 	ok, err := ctx.MatchFile(filepath.Dir(path), filepath.Base(path))
 	return err != nil || ok
-}
-
-// IsGenerated reports whether src carries Go's generated-code comment,
-// "// Code generated ... DO NOT EDIT.", before its package clause.
-func IsGenerated(src []byte) bool {
-	for len(src) > 0 {
-		line, rest, _ := bytes.Cut(src, []byte("\n"))
-		line = bytes.TrimSpace(line)
-		if bytes.HasPrefix(line, []byte("package ")) {
-			return false
-		}
-		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(line, []byte(" DO NOT EDIT.")) {
-			return true
-		}
-		src = rest
-	}
-	return false
 }
 
 // declaresTypes reports whether a line of src starts with "type", the

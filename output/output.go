@@ -17,8 +17,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
-	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/loader"
+	"github.com/ctrlgen/ctrlgen/internal/genfile"
 )
 
 // File is a generated file, formatted.
@@ -96,7 +95,7 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 			errs = append(errs, err)
 		case bytes.Equal(old, f.Content), f.Once:
 			p.Unchanged++
-		case !loader.IsGenerated(old) && !bytes.HasPrefix(old, []byte(gen.YAMLHeader+"\n")):
+		case !genfile.Generated(old) && !genfile.OursManifest(old):
 			errs = append(errs, fmt.Errorf("%s exists and is not a generated file; not overwriting it", f.Path))
 		default:
 			p.Writes = append(p.Writes, Change{File: f, Old: old})
@@ -142,14 +141,14 @@ func isTypeFile(base string) bool {
 }
 
 // stale returns ctrlgen's generated files in scope that the run did not
-// produce: Go files starting with gen.Header.
+// produce: Go files starting with genfile.Header.
 func (s Scope) stale(produced map[string]bool) ([]string, error) {
 	var out []string
 	check := func(path string) error {
 		if produced[path] || !strings.HasSuffix(path, ".go") || s.Owns != nil && !s.Owns(path) {
 			return nil
 		}
-		ours, err := startsWith(path, gen.Header)
+		ours, err := genfile.FileIsOurs(path, genfile.Header)
 		if ours {
 			out = append(out, path)
 		}
@@ -199,7 +198,7 @@ func (s Scope) stale(produced map[string]bool) ([]string, error) {
 			if produced[m] || s.Owns != nil && !s.Owns(m) {
 				continue
 			}
-			ours, err := startsWith(m, gen.YAMLHeader)
+			ours, err := genfile.FileIsOurs(m, genfile.YAMLHeader)
 			if err != nil {
 				return nil, err
 			}
@@ -210,20 +209,6 @@ func (s Scope) stale(produced map[string]bool) ([]string, error) {
 	}
 	sort.Strings(out)
 	return slices.Compact(out), nil
-}
-
-func startsWith(path, header string) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	buf := make([]byte, len(header)+1)
-	n, err := io.ReadFull(f, buf)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return false, err
-	}
-	return bytes.Equal(buf[:n], []byte(header+"\n")), nil
 }
 
 // Apply writes and removes what the plan says. Each file is written to a

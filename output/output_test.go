@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/internal/genfile"
 )
 
-const ours = gen.Header + "\n\npackage x\n"
+const ours = genfile.Header + "\n\npackage x\n"
 
 func setup(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
@@ -30,7 +30,7 @@ func TestComputeAndApply(t *testing.T) {
 		"out/changed.go":              ours,
 		"out/old/stale.go":            ours,
 		"out/handwritten.go":          "package x\n",
-		"out/notes.txt":               gen.Header + "\n",
+		"out/notes.txt":               genfile.Header + "\n",
 		"apis/v1/zz_generated.old.go": ours,
 		"apis/v1/types.go":            ours,
 		"elsewhere/zz_generated.x.go": ours,
@@ -125,7 +125,7 @@ func TestControllersDir(t *testing.T) {
 // one that ctrlgen wrote is removed, a hand-written one is neither removed
 // nor overwritten, and nothing below the directory is touched.
 func TestManifestDir(t *testing.T) {
-	yamlOurs := gen.YAMLHeader + "\n---\nkind: CustomResourceDefinition\n"
+	yamlOurs := genfile.YAMLHeader + "\n---\nkind: CustomResourceDefinition\n"
 	dir := setup(t, map[string]string{
 		"config/crd/a_kept.yaml":      yamlOurs,
 		"config/crd/a_stale.yaml":     yamlOurs,
