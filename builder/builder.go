@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -153,7 +155,7 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	model.DeriveClientNames(p)
 	p.TypeConverterPkg = typeConverterPkg(p)
 	if opts.OutputDir != "" {
-		if err := model.FindUserExpansions(p); err != nil {
+		if err := findUserExpansions(p); err != nil {
 			return nil, b.warnings, err
 		}
 	}
@@ -163,6 +165,44 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	}
 	p.RBACRules = b.rbac
 	return p, b.warnings, nil
+}
+
+// findUserExpansions sets HasClientExpansion and HasListerExpansion from
+// the files in the typed client and lister directories under OutputDir
+// (no typed client's when the clientset is another's).
+func findUserExpansions(p *model.Project) error {
+	exists := func(pkg, file string) (bool, error) {
+		dir, err := p.DirOf(pkg)
+		if err != nil {
+			return false, err
+		}
+		_, err = os.Stat(filepath.Join(dir, file))
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, os.ErrNotExist):
+			return false, nil
+		default:
+			return false, err
+		}
+	}
+	for _, g := range p.Groups {
+		for _, v := range g.Versions {
+			for _, k := range v.Kinds {
+				var err error
+				file := k.FileName + "_expansion.go"
+				if !p.ClientsetExternal {
+					if k.HasClientExpansion, err = exists(v.TypedClientPkg, file); err != nil {
+						return err
+					}
+				}
+				if k.HasListerExpansion, err = exists(v.ListerPkg, file); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // separateTrees reports a generated clientset placed in or around

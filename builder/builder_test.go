@@ -261,3 +261,25 @@ func TestGroupClient(t *testing.T) {
 		}
 	})
 }
+
+// TestUserExpansions: a <kind>_expansion.go the user wrote in the typed
+// client's or the lister's directory is found, as client-gen and
+// lister-gen find it, so that the generated expansion file leaves that
+// kind's interface out.
+func TestUserExpansions(t *testing.T) {
+	files := map[string]string{
+		"apis/v1/doc.go":   fmt.Sprintf(doc, "v1"),
+		"apis/v1/types.go": fmt.Sprintf(kinds, "v1"),
+		"out/clientset/versioned/typed/apis/v1/box_expansion.go": "package v1\n\ntype BoxExpansion interface{}\n",
+		"out/listers/apis/v1/mouse_expansion.go":                 "package v1\n\ntype MouseListerExpansion interface{}\n",
+	}
+	p := build(t, files)
+	got := map[string][2]bool{}
+	for _, k := range p.Groups[0].Versions[0].Kinds {
+		got[k.Name] = [2]bool{k.HasClientExpansion, k.HasListerExpansion}
+	}
+	want := map[string][2]bool{"Box": {true, false}, "Mouse": {false, true}, "Quiet": {false, false}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("client and lister expansions %v, want %v", got, want)
+	}
+}

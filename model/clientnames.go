@@ -1,16 +1,13 @@
 package model
 
 // This file holds what the clientset, lister and informer generators need
-// beyond model.go: the names DeriveClientNames fills in, the per-output
-// selections of kinds, and FindUserExpansions. It is kept apart so that
-// the builder can call it as one step after it has filled model.go's
-// fields.
+// beyond model.go: the names DeriveClientNames fills in and the per-output
+// selections of kinds. It is kept apart so that the builder can call it
+// as one step after it has filled model.go's fields.
 
 import (
-	"errors"
 	"fmt"
 	"go/token"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -42,44 +39,6 @@ func DeriveClientNames(p *Project) {
 			}
 		}
 	}
-}
-
-// FindUserExpansions sets HasClientExpansion and HasListerExpansion from
-// the files in the typed client and lister directories under OutputDir
-// (no typed client's when the clientset is another's).
-func FindUserExpansions(p *Project) error {
-	exists := func(pkg, file string) (bool, error) {
-		dir, err := p.DirOf(pkg)
-		if err != nil {
-			return false, err
-		}
-		_, err = os.Stat(filepath.Join(dir, file))
-		switch {
-		case err == nil:
-			return true, nil
-		case errors.Is(err, os.ErrNotExist):
-			return false, nil
-		default:
-			return false, err
-		}
-	}
-	for _, g := range p.Groups {
-		for _, v := range g.Versions {
-			for _, k := range v.Kinds {
-				var err error
-				file := k.FileName + "_expansion.go"
-				if !p.ClientsetExternal {
-					if k.HasClientExpansion, err = exists(v.TypedClientPkg, file); err != nil {
-						return err
-					}
-				}
-				if k.HasListerExpansion, err = exists(v.ListerPkg, file); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // DirOf returns the directory of a generated package: OutputDir joined with

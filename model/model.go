@@ -262,7 +262,7 @@ type Kind struct {
 	// written <FileName>_expansion.go in the typed client or lister
 	// directory; it then declares the expansion interfaces, and the
 	// generated expansion file leaves them out (as client-gen and
-	// lister-gen do). Set by FindUserExpansions.
+	// lister-gen do). Set by the builder, which looks on disk.
 	HasClientExpansion bool
 	HasListerExpansion bool
 }
