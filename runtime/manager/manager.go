@@ -54,9 +54,8 @@ type Runnable interface {
 type InitFunc func(ctx context.Context, mc *Context) (Runnable, error)
 
 type registration struct {
-	name        string
-	init        InitFunc
-	onByDefault bool
+	name string
+	init InitFunc
 }
 
 var (
@@ -70,7 +69,7 @@ var (
 func Register(name string, init InitFunc) {
 	globalLock.Lock()
 	defer globalLock.Unlock()
-	global = append(global, registration{name: name, init: init, onByDefault: true})
+	global = append(global, registration{name: name, init: init})
 }
 
 // Manager runs registered controllers.
@@ -107,7 +106,7 @@ func New(opts Options) *Manager {
 
 // Register adds a controller to this manager.
 func (m *Manager) Register(name string, init InitFunc) {
-	m.regs = append(m.regs, registration{name: name, init: init, onByDefault: true})
+	m.regs = append(m.regs, registration{name: name, init: init})
 }
 
 // Registry is where the manager's /metrics come from; controllers may
@@ -240,7 +239,7 @@ func (m *Manager) Run(ctx context.Context) error {
 
 	var runs []Runnable
 	for _, r := range m.regs {
-		if !enabled(r.name, r.onByDefault, m.opts.Controllers) {
+		if !enabled(r.name, m.opts.Controllers) {
 			logger.Info("Controller is disabled", "controller", r.name)
 			continue
 		}

@@ -29,20 +29,19 @@ import (
 
 func TestEnabledFollowsControllerManagerRules(t *testing.T) {
 	for _, tc := range []struct {
-		list        string
-		onByDefault bool
-		want        bool
+		list string
+		want bool
 	}{
-		{"*", true, true},
-		{"*", false, false},
-		{"*,-foo", true, false},
-		{"-foo,*", true, false},
-		{"foo", false, true},
-		{"bar", true, false},
-		{"foo,-foo", true, true},
+		{"*", true},
+		{"*,-foo", false},
+		{"-foo,*", false},
+		{"foo", true},
+		{"bar", false},
+		{"", false},
+		{"foo,-foo", true},
 	} {
-		if got := enabled("foo", tc.onByDefault, splitList(tc.list)); got != tc.want {
-			t.Errorf("enabled(foo, default %v, %q) = %v, want %v", tc.onByDefault, tc.list, got, tc.want)
+		if got := enabled("foo", splitList(tc.list)); got != tc.want {
+			t.Errorf("enabled(foo, %q) = %v, want %v", tc.list, got, tc.want)
 		}
 	}
 }

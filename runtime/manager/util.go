@@ -26,8 +26,9 @@ func parseFloat32(s string, dst *float32) error {
 
 // enabled reports whether the controller name is selected by the list, as
 // kube-controller-manager reads --controllers: the first "name" or "-name"
-// decides; otherwise "*" selects the controllers that are on by default.
-func enabled(name string, onByDefault bool, list []string) bool {
+// decides; otherwise "*" selects it (every controller registered here is
+// on by default, unlike some of kube-controller-manager's).
+func enabled(name string, list []string) bool {
 	star := false
 	for _, c := range list {
 		switch c {
@@ -39,5 +40,5 @@ func enabled(name string, onByDefault bool, list []string) bool {
 			star = true
 		}
 	}
-	return star && onByDefault
+	return star
 }
