@@ -225,46 +225,65 @@ func (c *Changes) Apply() error { return c.Plan.Apply(c.Scope.OutputDir) }
 // differ from the disk. Warnings are written to cfg.Stderr.
 func Plan(cfg Config) (*Changes, error) {
 	cfg.defaults()
+	r, err := prepare(cfg)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := loader.Load(loader.Config{Dir: cfg.Dir, Patterns: cfg.Patterns, Output: isOutput})
+	if err != nil {
+		return nil, err
+	}
+	project, err := r.build(prog)
+	if err != nil {
+		return nil, err
+	}
+	files, err := r.generate(project)
+	if err != nil {
+		return nil, err
+	}
+	return r.emit(project, files)
+}
+
+// A run is a checked configuration: the generators to run, what they
+// need, and where their output goes.
+type run struct {
+	cfg   Config
+	gens  []generators.Generator
+	needs gen.Needs // of all gens together
+	// outDir is --output-dir, absolute; module and outPkg are the module
+	// enclosing it and its import path.
+	outDir, module, outPkg string
+	ctrlDir, ctrlPkg       string
+	boilerplate            []byte
+	// crdErr is the CRDs' build error, reported with the generators'.
+	crdErr error
+}
+
+// prepare checks cfg's flags against each other and against the disk,
+// selects the generators and resolves where their output goes.
+func prepare(cfg Config) (*run, error) {
 	gens, err := selectGenerators(cfg.Generators)
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.Generators) == 0 && cfg.CRDDir == "" {
-		// CRDs are asked for, by --crd-dir or by name: code-generator's
-		// users have API packages controller-gen would refuse (several
-		// versions and no storage version, fields without JSON tags), and
-		// those must keep generating unchanged.
-		gens = slices.DeleteFunc(gens, func(g generators.Generator) bool { return g.Name() == "crd" })
+	if len(cfg.Generators) == 0 {
+		gens = slices.DeleteFunc(gens, func(g generators.Generator) bool {
+			n := g.Needs()
+			return n.OnRequest && !(n.CRDs && cfg.CRDDir != "" || n.RBACDir && cfg.RBACDir != "")
+		})
 	}
-	if len(cfg.Generators) == 0 && cfg.RBACDir == "" {
-		// Manifests are asked for, as CRDs are: a code-generator project
-		// has no config/ to write them to.
-		gens = slices.DeleteFunc(gens, func(g generators.Generator) bool { return g.Name() == "rbac" })
+	r := &run{cfg: cfg, gens: gens}
+	for _, g := range gens {
+		n := g.Needs()
+		r.needs.DeepCopies = r.needs.DeepCopies || n.DeepCopies
+		r.needs.CRDs = r.needs.CRDs || n.CRDs
+		r.needs.RBACDir = r.needs.RBACDir || n.RBACDir
 	}
-	if cfg.VersionedClientsetPkg != "" && slices.Contains(cfg.Generators, "clientset") {
-		return nil, fmt.Errorf("--versioned-clientset-package %s names the clientset to use: the clientset generator would generate none; leave it out of --generators", cfg.VersionedClientsetPkg)
-	}
-	if err := checkClientsetNames(cfg); err != nil {
+	if err := checkFlags(cfg); err != nil {
 		return nil, err
 	}
-	if cfg.ApplyConfigurationPkg != "" && slices.Contains(cfg.Generators, "applyconfiguration") {
-		return nil, fmt.Errorf("--apply-configuration-package %s names the apply configurations to use: the applyconfiguration generator would generate none; leave it out of --generators", cfg.ApplyConfigurationPkg)
-	}
-	if cfg.NoApplyConfig && slices.Contains(cfg.Generators, "applyconfiguration") {
-		return nil, errors.New("--with-applyconfig=false turns the applyconfiguration generator off; leave it out of --generators")
-	}
-	if cfg.ExternalApplyConfigurations != nil && (cfg.NoApplyConfig || cfg.ApplyConfigurationPkg != "") {
-		return nil, errors.New("--external-applyconfigurations says where the generated apply configurations find others': with --with-applyconfig=false or --apply-configuration-package none are generated")
-	}
-	if len(cfg.Patterns) == 0 {
-		return nil, errors.New("no API packages given")
-	}
-	if cfg.OutputDir == "" {
-		return nil, errors.New("--output-dir is required")
-	}
-	outDir := cfg.abs(cfg.OutputDir)
-	module, outPkg, err := outputPackage(outDir, cfg.OutputPkg)
-	if err != nil {
+	r.outDir = cfg.abs(cfg.OutputDir)
+	if r.module, r.outPkg, err = outputPackage(r.outDir, cfg.OutputPkg); err != nil {
 		return nil, err
 	}
 	if slices.Contains(cfg.Generators, "clientset") && !slices.Contains(cfg.Generators, "applyconfiguration") && !cfg.NoApplyConfig && cfg.ApplyConfigurationPkg == "" {
@@ -273,26 +292,55 @@ func Plan(cfg Config) (*Changes, error) {
 		// wrote. client-gen leaves Apply out then; ctrlgen's clients have
 		// it by its flags alone, so that a partial run never disagrees
 		// with a full one.
-		if _, err := os.Stat(filepath.Join(outDir, "applyconfiguration")); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(r.outDir, "applyconfiguration")); errors.Is(err, os.ErrNotExist) {
 			return nil, errors.New("--generators has clientset but not applyconfiguration, and no apply configurations are there from an earlier run: the typed clients' Apply methods need them. Add applyconfiguration to --generators, or pass --with-applyconfig=false for clients without Apply (as client-gen without --apply-configuration-package, e.g. generate-groups.sh client,lister,informer)")
 		}
 	}
-	ctrlDir, ctrlPkg := controllersPackage(cfg.abs(cfg.ControllersDir), outDir, outPkg)
-	boilerplate, err := readBoilerplate(cfg.BoilerplateFile, cfg.abs(cfg.BoilerplateFile))
-	if err != nil {
+	r.ctrlDir, r.ctrlPkg = controllersPackage(cfg.abs(cfg.ControllersDir), r.outDir, r.outPkg)
+	if r.boilerplate, err = readBoilerplate(cfg.BoilerplateFile, cfg.abs(cfg.BoilerplateFile)); err != nil {
 		return nil, err
 	}
-	prog, err := loader.Load(loader.Config{Dir: cfg.Dir, Patterns: cfg.Patterns, Output: isOutput})
-	if err != nil {
-		return nil, err
+	return r, nil
+}
+
+// checkFlags reports flags that contradict each other or the
+// generators asked for by name.
+func checkFlags(cfg Config) error {
+	if cfg.VersionedClientsetPkg != "" && slices.Contains(cfg.Generators, "clientset") {
+		return fmt.Errorf("--versioned-clientset-package %s names the clientset to use: the clientset generator would generate none; leave it out of --generators", cfg.VersionedClientsetPkg)
 	}
+	if err := checkClientsetNames(cfg); err != nil {
+		return err
+	}
+	if cfg.ApplyConfigurationPkg != "" && slices.Contains(cfg.Generators, "applyconfiguration") {
+		return fmt.Errorf("--apply-configuration-package %s names the apply configurations to use: the applyconfiguration generator would generate none; leave it out of --generators", cfg.ApplyConfigurationPkg)
+	}
+	if cfg.NoApplyConfig && slices.Contains(cfg.Generators, "applyconfiguration") {
+		return errors.New("--with-applyconfig=false turns the applyconfiguration generator off; leave it out of --generators")
+	}
+	if cfg.ExternalApplyConfigurations != nil && (cfg.NoApplyConfig || cfg.ApplyConfigurationPkg != "") {
+		return errors.New("--external-applyconfigurations says where the generated apply configurations find others': with --with-applyconfig=false or --apply-configuration-package none are generated")
+	}
+	if len(cfg.Patterns) == 0 {
+		return errors.New("no API packages given")
+	}
+	if cfg.OutputDir == "" {
+		return errors.New("--output-dir is required")
+	}
+	return nil
+}
+
+// build reads the loaded packages into the project the generators read,
+// with what they need of it. Warnings go to Stderr.
+func (r *run) build(prog *loader.Program) (*model.Project, error) {
+	cfg := r.cfg
 	project, warnings, err := builder.Build(prog, builder.Options{
-		Module:           module,
-		OutputDir:        outDir,
-		OutputPkg:        outPkg,
-		Boilerplate:      string(boilerplate),
-		ControllersDir:   ctrlDir,
-		ControllersPkg:   ctrlPkg,
+		Module:           r.module,
+		OutputDir:        r.outDir,
+		OutputPkg:        r.outPkg,
+		Boilerplate:      string(r.boilerplate),
+		ControllersDir:   r.ctrlDir,
+		ControllersPkg:   r.ctrlPkg,
 		PluralExceptions: cfg.PluralExceptions,
 		PrefersProtobuf:  cfg.PrefersProtobuf,
 		NoJSONDecoders:   cfg.NoJSONDecoders,
@@ -304,11 +352,9 @@ func Plan(cfg Config) (*Changes, error) {
 		ApplyConfigurations:         !cfg.NoApplyConfig,
 		ApplyConfigurationPkg:       cfg.ApplyConfigurationPkg,
 		ExternalApplyConfigurations: cfg.ExternalApplyConfigurations,
-		NoDeepCopies: !slices.ContainsFunc(gens, func(g generators.Generator) bool {
-			return g.Name() == "deepcopy" || g.Name() == "controller"
-		}),
-		Builtin:       func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
-		StrictMarkers: cfg.StrictMarkers,
+		NoDeepCopies:                !r.needs.DeepCopies,
+		Builtin:                     func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
+		StrictMarkers:               cfg.StrictMarkers,
 	})
 	for _, w := range warnings {
 		fmt.Fprintln(cfg.Stderr, w)
@@ -316,28 +362,33 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The CRDs are built before the generators run, which only read the
-	// model; the generators' errors come first.
-	var crdErr error
-	if slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Name() == "crd" }) {
-		crdErr = buildCRDs(cfg, prog, project)
-	}
-	if slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Name() == "rbac" }) {
+	if r.needs.RBACDir {
 		project.RBACDir = cfg.abs(cmp.Or(cfg.RBACDir, DefaultRBACDir))
 	}
-	genFiles, err := runGenerators(gens, project)
-	if err := errors.Join(err, crdErr); err != nil {
+	if r.needs.CRDs {
+		// A failure here is reported after the generators', which only
+		// read the model and run anyway.
+		r.crdErr = buildCRDs(cfg, prog, project)
+	}
+	return project, nil
+}
+
+// generate runs the generators on project and formats their files.
+func (r *run) generate(project *model.Project) ([]output.File, error) {
+	genFiles, err := runGenerators(r.gens, project)
+	if err := errors.Join(err, r.crdErr); err != nil {
 		return nil, err
 	}
-	files, err := format(genFiles, project.Boilerplate)
-	if err != nil {
-		return nil, err
-	}
-	// Stale files are removed only where the generators that ran write:
-	// an output directory at the module root holds other trees too.
-	scope := output.Scope{OutputDir: outDir, ControllersDir: ctrlDir, ManifestDirs: []string{project.CRDDir, project.RBACDir},
+	return format(genFiles, project.Boilerplate)
+}
+
+// emit compares the files with the disk. Stale files are removed only
+// where the generators that ran write: an output directory at the module
+// root holds other trees too.
+func (r *run) emit(project *model.Project, files []output.File) (*Changes, error) {
+	scope := output.Scope{OutputDir: r.outDir, ControllersDir: r.ctrlDir, ManifestDirs: []string{project.CRDDir, project.RBACDir},
 		Owns: func(path string) bool {
-			return slices.ContainsFunc(gens, func(g generators.Generator) bool { return g.Owns(project, path) })
+			return slices.ContainsFunc(r.gens, func(g generators.Generator) bool { return g.Owns(project, path) })
 		}}
 	for _, p := range project.Packages {
 		if !p.ReadOnly {

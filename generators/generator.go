@@ -19,4 +19,7 @@ type Generator interface {
 	// generator writes for p, so that a run of only some generators
 	// removes their stale files and leaves the others' alone.
 	Owns(p *model.Project, path string) bool
+	// Needs says what the generator asks of a run beyond the model every
+	// generator reads.
+	Needs() gen.Needs
 }

@@ -37,6 +37,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "applyconfiguration" }
 
+// Needs says what the generator asks of a run.
+func (Generator) Needs() gen.Needs { return gen.Needs{} }
+
 // Owns is true below <OutputPkg>/applyconfiguration, unless the apply
 // configurations are another's (--apply-configuration-package): so that
 // turning them off removes the ones generated before.

@@ -20,6 +20,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "clientset" }
 
+// Needs says what the generator asks of a run.
+func (Generator) Needs() gen.Needs { return gen.Needs{} }
+
 // Owns is true below clientset/versioned, unless the clientset is
 // another's (--versioned-clientset-package).
 func (Generator) Owns(p *model.Project, path string) bool {

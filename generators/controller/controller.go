@@ -40,6 +40,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "controller" }
 
+// Needs says what the generator asks of a run.
+func (Generator) Needs() gen.Needs { return gen.Needs{DeepCopies: true} }
+
 // Owns is true for the wiring of a package in the controllers directory;
 // reconcile.go is the user's and never removed.
 func (Generator) Owns(p *model.Project, path string) bool {

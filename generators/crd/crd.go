@@ -20,6 +20,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "crd" }
 
+// Needs says what the generator asks of a run.
+func (Generator) Needs() gen.Needs { return gen.Needs{CRDs: true, OnRequest: true} }
+
 // Owns is true for the YAML files directly in the CRD directory.
 func (Generator) Owns(p *model.Project, path string) bool {
 	return p.CRDDir != "" && filepath.Dir(path) == filepath.Clean(p.CRDDir) && strings.HasSuffix(path, ".yaml")

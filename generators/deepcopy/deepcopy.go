@@ -36,6 +36,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "deepcopy" }
 
+// Needs says what the generator asks of a run.
+func (Generator) Needs() gen.Needs { return gen.Needs{DeepCopies: true} }
+
 // Owns is true for zz_generated.deepcopy.go next to the project's types.
 func (Generator) Owns(p *model.Project, path string) bool {
 	return p.WritesTypeFile(FileName, path)

@@ -16,6 +16,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "informer" }
 
+// Needs says what the generator asks of a run.
+func (Generator) Needs() gen.Needs { return gen.Needs{} }
+
 // Owns is true below informers/externalversions.
 func (Generator) Owns(p *model.Project, path string) bool {
 	return p.InTree(p.InformersPkg, path)

@@ -14,6 +14,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "lister" }
 
+// Needs says what the generator asks of a run.
+func (Generator) Needs() gen.Needs { return gen.Needs{} }
+
 // Owns is true below listers/.
 func (Generator) Owns(p *model.Project, path string) bool {
 	return p.InTree(p.ListersPkg, path)

@@ -34,6 +34,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "rbac" }
 
+// Needs says what the generator asks of a run.
+func (Generator) Needs() gen.Needs { return gen.Needs{RBACDir: true, OnRequest: true} }
+
 // Owns is true for the YAML files directly in the RBAC directory.
 func (Generator) Owns(p *model.Project, path string) bool {
 	return p.RBACDir != "" && filepath.Dir(path) == filepath.Clean(p.RBACDir) && strings.HasSuffix(path, ".yaml")

@@ -21,6 +21,9 @@ type Generator struct{}
 
 func (Generator) Name() string { return "register" }
 
+// Needs says what the generator asks of a run.
+func (Generator) Needs() gen.Needs { return gen.Needs{} }
+
 // Owns is true for zz_generated.register.go next to the project's types.
 func (Generator) Owns(p *model.Project, path string) bool {
 	return p.WritesTypeFile(FileName, path)
