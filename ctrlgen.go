@@ -22,6 +22,7 @@ import (
 	"sync"
 
 	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
 
 	"github.com/ctrlgen/ctrlgen/builder"
 	"github.com/ctrlgen/ctrlgen/crdschema"
@@ -164,16 +165,23 @@ func (cfg *Config) defaults() {
 }
 
 // checkClientsetNames checks --clientset-name and --versioned-name: a
-// directory below --output-dir (or "."), and a Go package name.
+// directory below --output-dir (or "."), and a Go package name, that give
+// a package the go command builds, imports and matches with ./...
 func checkClientsetNames(cfg Config) error {
 	if cfg.VersionedClientsetPkg != "" && (cfg.ClientsetName != "" || cfg.VersionedName != "") {
 		return fmt.Errorf("--clientset-name and --versioned-name place the clientset this run generates; with --versioned-clientset-package %s it generates none", cfg.VersionedClientsetPkg)
 	}
-	if n := cfg.ClientsetName; n != "" && n != "." && (path.IsAbs(n) || path.Clean(n) != n || n == ".." || strings.HasPrefix(n, "../") || strings.Contains(n, `\`)) {
-		return fmt.Errorf("--clientset-name %q: want a directory below --output-dir, in slashes (e.g. clientset, or . for --output-dir itself)", n)
+	if n := cfg.ClientsetName; n != "" && n != "." {
+		bad := path.IsAbs(n) || path.Clean(n) != n || strings.Contains(n, `\`)
+		for _, elem := range strings.Split(n, "/") {
+			bad = bad || elem == ".." || elem == "vendor" || elem == "testdata" || strings.HasPrefix(elem, "_") || strings.HasPrefix(elem, ".")
+		}
+		if bad {
+			return fmt.Errorf("--clientset-name %q: want a directory below --output-dir, in slashes, that go build imports and ./... matches (no .., vendor, testdata, _ or . names; e.g. clientset, or . for --output-dir itself)", n)
+		}
 	}
-	if n := cfg.VersionedName; n != "" && !token.IsIdentifier(n) {
-		return fmt.Errorf("--versioned-name %q: want a Go package name (e.g. versioned)", n)
+	if n := cfg.VersionedName; n != "" && (!token.IsIdentifier(n) || n == "_" || n == "main" || strings.HasPrefix(n, "_")) {
+		return fmt.Errorf("--versioned-name %q: want a Go package name another package can import (e.g. versioned)", n)
 	}
 	return nil
 }
@@ -285,6 +293,12 @@ func prepare(cfg Config) (*run, error) {
 	r.outDir = cfg.abs(cfg.OutputDir)
 	if r.module, r.outPkg, err = outputPackage(r.outDir, cfg.OutputPkg); err != nil {
 		return nil, err
+	}
+	if cfg.ClientsetName != "" || cfg.VersionedName != "" {
+		clientset := path.Join(r.outPkg, cmp.Or(cfg.ClientsetName, "clientset"), cmp.Or(cfg.VersionedName, "versioned"))
+		if err := module.CheckImportPath(clientset); err != nil {
+			return nil, fmt.Errorf("--clientset-name %q --versioned-name %q: %w", cfg.ClientsetName, cfg.VersionedName, err)
+		}
 	}
 	if slices.Contains(cfg.Generators, "clientset") && !slices.Contains(cfg.Generators, "applyconfiguration") && !cfg.NoApplyConfig && cfg.ApplyConfigurationPkg == "" {
 		// The clients' Apply methods take the apply configurations, which

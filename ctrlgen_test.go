@@ -122,15 +122,28 @@ func TestClientsetPlacement(t *testing.T) {
 		{"/abs", "", `--clientset-name "/abs": want a directory below --output-dir`},
 		{"a//b", "", `--clientset-name "a//b"`},
 		{"", "my-clients", `--versioned-name "my-clients": want a Go package name`},
+		{"", "main", `--versioned-name "main"`},
+		{"", "_", `--versioned-name "_"`},
+		{"pkg/vendor", "", `--clientset-name "pkg/vendor"`},
+		{"testdata/x", "", `--clientset-name "testdata/x"`},
+		{"_clients", "", `--clientset-name "_clients"`},
+		{"my clients", "", `--clientset-name "my clients" --versioned-name "": malformed import path`},
 		{".", "listers", "the clientset would be at example.com/user/generated/listers, which overlaps example.com/user/generated/listers"},
 		{"informers/externalversions", "", "overlaps example.com/user/generated/informers/externalversions"},
 		{"applyconfiguration/x", "", "overlaps example.com/user/generated/applyconfiguration"},
+		{"../apis/config", "", `--clientset-name "../apis/config"`},
 	} {
 		cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", Stderr: io.Discard,
 			ClientsetName: tc.clientset, VersionedName: tc.versioned}
 		if _, err := ctrlgen.Plan(cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--clientset-name %q --versioned-name %q: error %v\nwant it to contain %q", tc.clientset, tc.versioned, err, tc.want)
 		}
+	}
+	// An API package, its zz_generated files ctrlgen's: the clientset's
+	// stale-file removal would reach them.
+	if _, err := ctrlgen.Plan(ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: ".", Stderr: io.Discard,
+		ClientsetName: "apis/config", VersionedName: "v1"}); err == nil || !strings.Contains(err.Error(), "overlaps example.com/user/apis/config/v1") {
+		t.Errorf("clientset in an API package: error %v", err)
 	}
 	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", Stderr: io.Discard,
 		ClientsetName: "client", VersionedName: "typed"}

@@ -126,9 +126,6 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	case opts.ApplyConfigurations:
 		p.ApplyConfigurationsPkg = opts.OutputPkg + "/applyconfiguration"
 	}
-	if err := separateTrees(p); err != nil {
-		return nil, nil, err
-	}
 	if opts.ExternalApplyConfigurations == nil {
 		p.ClientGoApplyConfiguration = b.clientGoApplyConfiguration
 	} else {
@@ -146,6 +143,9 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	}
 	for _, a := range apis {
 		p.Packages = append(p.Packages, b.pkg(p, a))
+	}
+	if err := separateTrees(p); err != nil {
+		return nil, b.warnings, err
 	}
 	p.Groups = b.sortedGroups()
 	b.checkNames(p.Groups)
@@ -206,14 +206,24 @@ func findUserExpansions(p *model.Project) error {
 }
 
 // separateTrees reports a generated clientset placed in or around
-// another generator's tree (--clientset-name . --versioned-name
-// listers): each generator removes the stale files of its own tree.
+// another generator's tree, the controllers or an API package
+// (--clientset-name . --versioned-name listers): each generator removes
+// the stale files of its own tree.
 func separateTrees(p *model.Project) error {
 	if p.ClientsetExternal {
 		return nil
 	}
 	nested := func(a, b string) bool { return a == b || strings.HasPrefix(a, b+"/") || strings.HasPrefix(b, a+"/") }
-	for _, other := range []string{p.ListersPkg, p.InformersPkg, p.ApplyConfigurationsPkg} {
+	others := []string{p.ListersPkg, p.InformersPkg, p.ApplyConfigurationsPkg, p.ControllersPkg}
+	for _, pkg := range p.Packages {
+		// API packages, where the deepcopy and register generators write;
+		// not any package a pattern such as ./... matched (a user's
+		// expansion files in the clientset's own tree).
+		if !pkg.ReadOnly && pkg.Version != nil {
+			others = append(others, pkg.Path)
+		}
+	}
+	for _, other := range others {
 		if other != "" && nested(p.ClientsetPkg, other) {
 			return fmt.Errorf("the clientset would be at %s, which overlaps %s; choose another --clientset-name or --versioned-name", p.ClientsetPkg, other)
 		}
@@ -298,9 +308,9 @@ type apiPackage struct {
 	markers markers.Set
 	types   []*apiType
 	byName  map[string]*apiType
-	// groupClient is where a bare +genclient outside any type's comment
-	// asks for the version's group client (model.Version.GroupClient);
-	// its Line is 0 when there is none.
+	// groupClient is where the package's first +genclient line is, which
+	// gives the version a group client (model.Version.GroupClient); its
+	// Line is 0 when there is none.
 	groupClient token.Position
 }
 
@@ -319,10 +329,12 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 	}
 	for _, f := range lp.Files {
 		scanned := markers.Scan(b.prog.Fset, f.Syntax, f.IsDoc())
+		lines := scanned.Lines()
 		if !lp.ReadOnly {
-			b.anywhereMarkers(scanned.Lines())
+			b.anywhereMarkers(lines)
 		}
-		pkgLines = append(pkgLines, a.takeGroupClient(scanned.Package)...)
+		a.noteGenClient(lines)
+		pkgLines = append(pkgLines, dropBareGenClient(scanned.Package)...)
 		for _, tl := range scanned.Types {
 			set, diags := markers.All.Collect(tl.Lines, markers.TargetType)
 			report(diags)
@@ -336,7 +348,7 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 		}
 		for _, d := range scanned.Detached {
 			if d.Next == nil {
-				if d.Lines = a.takeGroupClient(d.Lines); len(d.Lines) == 0 {
+				if d.Lines = dropBareGenClient(d.Lines); len(d.Lines) == 0 {
 					continue
 				}
 			}
@@ -350,22 +362,27 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 	return a
 }
 
-// takeGroupClient returns lines without their bare +genclient markers,
-// noting that there was one. kube_codegen.sh gives client-gen every
-// package with a +genclient line anywhere, and client-gen writes a group
-// client for each; kubebuilder projects without clients for a version
-// write one in a file of its own to get that client (kueue's
-// apis/kueue/v1alpha1/types.go). Lines read as a type's are not looked at:
-// there the marker has its usual meaning.
-func (a *apiPackage) takeGroupClient(lines []markers.Line) []markers.Line {
-	return slices.DeleteFunc(lines, func(l markers.Line) bool {
-		if strings.TrimSpace(l.Text) != markers.GenClient.Name() {
-			return false
-		}
-		if a.groupClient.Line == 0 {
+// noteGenClient notes where the first +genclient line of the package is,
+// wherever it is: kube_codegen.sh gives client-gen every package with
+// such a line, and client-gen writes a group client for each, kinds or
+// not (model.Version.GroupClient).
+func (a *apiPackage) noteGenClient(lines []markers.Line) {
+	for _, l := range lines {
+		if name, _, _ := strings.Cut(l.Text, "="); a.groupClient.Line == 0 && (name == "genclient" || strings.HasPrefix(name, "genclient:")) {
 			a.groupClient = l.Pos
 		}
-		return true
+	}
+}
+
+// dropBareGenClient returns lines without their bare +genclient markers:
+// outside any type's comment (in doc.go, above the package clause, or
+// after the last declaration) such a line asks only for the version's
+// group client, as kubebuilder projects write one for a version without
+// clients (kueue's apis/kueue/v1alpha1/types.go), and is no mistake to
+// warn about.
+func dropBareGenClient(lines []markers.Line) []markers.Line {
+	return slices.DeleteFunc(slices.Clone(lines), func(l markers.Line) bool {
+		return strings.TrimSpace(l.Text) == markers.GenClient.Name()
 	})
 }
 
@@ -381,8 +398,10 @@ func (b *builder) pkg(p *model.Project, a *apiPackage) *model.Package {
 	case !markers.IsVersion(lp.Name):
 		// An internal version, such as k8s.io/kubernetes/pkg/apis/apps:
 		// ctrlgen generates for external versions only.
-		if hasGenClient(a) {
-			b.warnf(markers.GroupName.Pos(a.markers), "package %s is named %q, not a Kubernetes version (v1, v1beta1, ...), so it is taken for an internal version and gets no clients", lp.Path, lp.Name)
+		if a.groupClient.Line != 0 {
+			// At its first +genclient: the group may come from a
+			// GroupName constant, which has no marker position.
+			b.warnf(a.groupClient, "package %s is named %q, not a Kubernetes version (v1, v1beta1, ...), so it is taken for an internal version and gets no clients", lp.Path, lp.Name)
 		}
 	default:
 		pkg.Version = b.version(p, a, group)
@@ -435,18 +454,6 @@ func groupNameConst(p *loader.Package) (string, bool) {
 	return "", false
 }
 
-func hasGenClient(a *apiPackage) bool {
-	if a.groupClient.Line != 0 {
-		return true
-	}
-	for _, t := range a.types {
-		if markers.GenClient.Has(t.markers) {
-			return true
-		}
-	}
-	return false
-}
-
 // noGroup reports what needs a group in a package that has none.
 func (b *builder) noGroup(a *apiPackage, why string) {
 	for _, t := range a.types {
@@ -460,7 +467,7 @@ func (b *builder) noGroup(a *apiPackage, why string) {
 		return
 	}
 	if a.groupClient.Line != 0 {
-		b.errorf(a.groupClient, "+genclient outside any type's comment asks for a group client, but package %s %s", a.src.Path, why)
+		b.errorf(a.groupClient, "+genclient gives package %s a group client, but it %s", a.src.Path, why)
 	}
 }
 
@@ -576,7 +583,8 @@ func defaultGroupGoName(group string) string {
 	return s.String()
 }
 
-// sortedGroups returns the groups with kinds, by name, their versions by
+// sortedGroups returns the groups with versions (those with kinds or a
+// group client), by name, their versions by
 // Kubernetes version priority (v1 before v1beta1 before v1alpha1).
 func (b *builder) sortedGroups() []*model.Group {
 	var out []*model.Group

@@ -204,12 +204,15 @@ func TestGroupDirConflicts(t *testing.T) {
 	}
 }
 
-// TestGroupClient: a bare +genclient outside any type's comment gives a
-// version without client kinds its group client, as kube_codegen.sh and
-// client-gen do (kueue's apis/kueue/v1alpha1/types.go), without a
-// warning; a version with neither gets none.
+// TestGroupClient: a version with a +genclient line anywhere gets its
+// group client, kinds or not, as kube_codegen.sh and client-gen give it
+// one (kueue's apis/kueue/v1alpha1/types.go has a bare +genclient after
+// the package clause); a bare one outside any type's comment is no
+// mistake, others are warned about as before; a version without any
+// gets none.
 func TestGroupClient(t *testing.T) {
 	const mod = "module example.com/m\n\ngo 1.26.0\n\nrequire k8s.io/apimachinery v0.37.2\n"
+	const doc = "// +groupName=ex.example.com\npackage v1alpha1\n"
 	for _, tc := range []struct {
 		name        string
 		files       map[string]string
@@ -219,20 +222,28 @@ func TestGroupClient(t *testing.T) {
 		{"after the package clause", map[string]string{
 			"apis/v1alpha1/types.go": "package v1alpha1\n\n//+genclient\n",
 		}, true, ""},
-		{"in doc.go", map[string]string{
+		{"above the package clause", map[string]string{
 			"apis/v1alpha1/types.go": "// +genclient\n\npackage v1alpha1\n",
 		}, true, ""},
-		{"none", map[string]string{
+		{"in doc.go", map[string]string{
+			"apis/v1alpha1/doc.go": "// +groupName=ex.example.com\n// +genclient\npackage v1alpha1\n",
+		}, true, ""},
+		{"detached with an argument", map[string]string{
 			"apis/v1alpha1/types.go": "package v1alpha1\n\n// +genclient:nonNamespaced\n",
-		}, false, "apis/v1alpha1/types.go:3: warning: +genclient:nonNamespaced not attached to any type or package; ignored"},
+		}, true, "apis/v1alpha1/types.go:3: warning: +genclient:nonNamespaced not attached to any type or package; ignored"},
 		{"too far above a type", map[string]string{
 			"apis/v1alpha1/types.go": "package v1alpha1\n\n// +genclient\n\n\n// Thing has no client.\ntype Thing struct{}\n",
-		}, false, "apis/v1alpha1/types.go:3: warning: +genclient ignored: 3 line(s) above type Thing is too far"},
+		}, true, "apis/v1alpha1/types.go:3: warning: +genclient ignored: 3 line(s) above type Thing is too far"},
+		{"none", map[string]string{
+			"apis/v1alpha1/types.go": "package v1alpha1\n\n// Thing has no client.\ntype Thing struct{}\n",
+		}, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tc.files["go.mod"] = mod
-			tc.files["apis/v1alpha1/doc.go"] = "// +groupName=ex.example.com\npackage v1alpha1\n"
+			if _, ok := tc.files["apis/v1alpha1/doc.go"]; !ok {
+				tc.files["apis/v1alpha1/doc.go"] = doc
+			}
 			prog := load(t, dir, tc.files, "./...")
 			p, warnings, err := Build(prog, Options{OutputDir: filepath.Join(dir, "out"), OutputPkg: "example.com/m/out"})
 			if err != nil {
@@ -255,7 +266,7 @@ func TestGroupClient(t *testing.T) {
 		dir := t.TempDir()
 		prog := load(t, dir, map[string]string{"go.mod": mod, "apis/v1alpha1/types.go": "package v1alpha1\n\n//+genclient\n"}, "./...")
 		_, _, err := Build(prog, Options{OutputDir: filepath.Join(dir, "out"), OutputPkg: "example.com/m/out"})
-		want := "apis/v1alpha1/types.go:3: error: +genclient outside any type's comment asks for a group client, but package example.com/m/apis/v1alpha1 has no +groupName"
+		want := "apis/v1alpha1/types.go:3: error: +genclient gives package example.com/m/apis/v1alpha1 a group client, but it has no +groupName"
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error = %v\nwant it to contain %q", err, want)
 		}

@@ -150,17 +150,15 @@ func (r *resolver) tidy() bool {
 	return true
 }
 
-// goMod is the go.mod of a required module: its replacement directory's
-// (none: no requirements), or the one the module cache's download
-// directory keeps for the version.
+// goMod is the go.mod of a required module: its replacement directory's,
+// or the one the module cache's download directory keeps for the
+// version. A replacement directory without one fails every go command,
+// so it is go list's to report.
 func (r *resolver) goMod(modPath, version string) ([]byte, bool) {
 	target := module.Version{Path: modPath, Version: version}
 	if rep := r.replacement(modPath, version); rep != nil {
 		if rep.New.Version == "" {
 			data, err := os.ReadFile(filepath.Join(r.replacedDir(rep), "go.mod"))
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil, true
-			}
 			return data, err == nil
 		}
 		target = rep.New

@@ -163,6 +163,11 @@ func TestResolverDefers(t *testing.T) {
 			defer f.Close()
 			f.WriteString("\nreplace example.com/old => ./old\n")
 		},
+		"replacement without go.mod": func(t *testing.T, dir string) {
+			if err := os.Remove(filepath.Join(dir, "dep", "go.mod")); err != nil {
+				t.Fatal(err)
+			}
+		},
 		"vendor": func(t *testing.T, dir string) {
 			t.Setenv("GOFLAGS", "")
 			testmod.Write(t, filepath.Join(dir, "vendor", "modules.txt"), nil)

@@ -17,7 +17,7 @@ type Project struct {
 	Boilerplate string
 
 	// Import paths of the generated packages, derived from OutputPkg.
-	ClientsetPkg       string // <OutputPkg>/clientset/versioned, or --versioned-clientset-package
+	ClientsetPkg       string // <OutputPkg>/<--clientset-name>/<--versioned-name> (clientset/versioned), or --versioned-clientset-package
 	ClientsetSchemePkg string // <ClientsetPkg>/scheme
 	ClientsetFakePkg   string // <ClientsetPkg>/fake
 	ListersPkg         string // <OutputPkg>/listers
@@ -160,8 +160,9 @@ type Version struct {
 	// Kinds sorted by name.
 	Kinds []*Kind
 	// GroupClient gives the version a typed group client even when no
-	// kind has one: its package has a +genclient of its own, outside any
-	// type's comment, which makes kube_codegen.sh give it to client-gen.
+	// kind has one: its package has a +genclient line somewhere (kueue
+	// writes a bare one after the package clause), which makes
+	// kube_codegen.sh give it to client-gen.
 	GroupClient bool
 
 	// Client names, filled by DeriveClientNames (clientnames.go).

@@ -43,7 +43,7 @@ type Scope struct {
 	ControllersDir string
 	// ManifestDirs hold generated manifests (CRDs, RBAC): any file
 	// directly in one may be written, and stale ones that start with
-	// gen.YAMLHeader removed.
+	// genfile.YAMLHeader removed.
 	ManifestDirs []string
 	// Owns, when set, limits the removal of generated files the run no
 	// longer produces to those it owns: where the generators that ran

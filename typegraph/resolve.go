@@ -148,6 +148,8 @@ func (s *fileScope) members(st *ast.StructType) ([]Member, error) {
 	return out, nil
 }
 
+// EmbeddedName is the field name of an embedded field of type e: the
+// type's name, without pointer, package or type arguments.
 func EmbeddedName(e ast.Expr) string {
 	switch e := e.(type) {
 	case *ast.StarExpr:

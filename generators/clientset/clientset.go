@@ -1,4 +1,5 @@
-// Package clientset generates clientset/versioned: the typed clients of
+// Package clientset generates the clientset (clientset/versioned unless
+// --clientset-name or --versioned-name say otherwise): the typed clients of
 // every group version, their fakes and the clientset's scheme, with the
 // exported API of client-gen v0.37 (less the Apply methods).
 //
@@ -23,7 +24,7 @@ func (Generator) Name() string { return "clientset" }
 // Needs says what the generator asks of a run.
 func (Generator) Needs() gen.Needs { return gen.Needs{} }
 
-// Owns is true below clientset/versioned, unless the clientset is
+// Owns is true below the clientset's directory, unless the clientset is
 // another's (--versioned-clientset-package).
 func (Generator) Owns(p *model.Project, path string) bool {
 	return !p.ClientsetExternal && p.InTree(p.ClientsetPkg, path)
