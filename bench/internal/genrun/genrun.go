@@ -852,6 +852,15 @@ func tempDir(tb testing.TB, pattern string) string {
 // ctrlgen.
 func generateCtrlgen(tb testing.TB, in *Input, root string) {
 	tb.Helper()
+	// code-generator's side places the clientset by ClientsetDir, ctrlgen's
+	// by its flag: they must agree, or the trees compare different paths.
+	flag := ""
+	if i := slices.Index(in.CtrlgenArgs, "--clientset-name"); i >= 0 && i+1 < len(in.CtrlgenArgs) {
+		flag = in.CtrlgenArgs[i+1]
+	}
+	if flag != in.Codegen.ClientsetDir {
+		tb.Fatalf("genrun: %s: ctrlgen's --clientset-name %q but code-generator's ClientsetDir %q", in.Name, flag, in.Codegen.ClientsetDir)
+	}
 	ctrlgen := CtrlgenBin(tb)
 	generate(tb, in, root, false, func(env []string) error {
 		for _, r := range in.CtrlgenBefore {
