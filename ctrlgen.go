@@ -22,7 +22,6 @@ import (
 	"sync"
 
 	"golang.org/x/mod/modfile"
-	"golang.org/x/mod/module"
 
 	"github.com/ctrlgen/ctrlgen/builder"
 	"github.com/ctrlgen/ctrlgen/crdschema"
@@ -293,12 +292,6 @@ func prepare(cfg Config) (*run, error) {
 	r.outDir = cfg.abs(cfg.OutputDir)
 	if r.module, r.outPkg, err = outputPackage(r.outDir, cfg.OutputPkg); err != nil {
 		return nil, err
-	}
-	if cfg.ClientsetName != "" || cfg.VersionedName != "" {
-		clientset := path.Join(r.outPkg, cmp.Or(cfg.ClientsetName, "clientset"), cmp.Or(cfg.VersionedName, "versioned"))
-		if err := module.CheckImportPath(clientset); err != nil {
-			return nil, fmt.Errorf("--clientset-name %q --versioned-name %q: %w", cfg.ClientsetName, cfg.VersionedName, err)
-		}
 	}
 	if slices.Contains(cfg.Generators, "clientset") && !slices.Contains(cfg.Generators, "applyconfiguration") && !cfg.NoApplyConfig && cfg.ApplyConfigurationPkg == "" {
 		// The clients' Apply methods take the apply configurations, which

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/mod/module"
 	"k8s.io/apimachinery/pkg/version"
 
 	"github.com/ctrlgen/ctrlgen/internal/goname"
@@ -109,6 +110,11 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 		ControllersPkg: opts.ControllersPkg,
 	}
 	p.ClientsetPkg = path.Join(opts.OutputPkg, cmp.Or(opts.ClientsetName, "clientset"), cmp.Or(opts.VersionedName, "versioned"))
+	if opts.ClientsetName != "" || opts.VersionedName != "" {
+		if err := module.CheckImportPath(p.ClientsetPkg); err != nil {
+			return nil, nil, fmt.Errorf("--clientset-name %q --versioned-name %q: %w", opts.ClientsetName, opts.VersionedName, err)
+		}
+	}
 	if opts.VersionedClientsetPkg != "" {
 		p.ClientsetPkg, p.ClientsetExternal = opts.VersionedClientsetPkg, true
 	}
@@ -367,9 +373,13 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 // such a line, and client-gen writes a group client for each, kinds or
 // not (model.Version.GroupClient).
 func (a *apiPackage) noteGenClient(lines []markers.Line) {
+	if a.groupClient.Line != 0 {
+		return
+	}
 	for _, l := range lines {
-		if name, _, _ := strings.Cut(l.Text, "="); a.groupClient.Line == 0 && (name == "genclient" || strings.HasPrefix(name, "genclient:")) {
+		if name, _, _ := strings.Cut(l.Text, "="); name == "genclient" || strings.HasPrefix(name, "genclient:") {
 			a.groupClient = l.Pos
+			return
 		}
 	}
 }
