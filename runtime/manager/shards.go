@@ -111,10 +111,12 @@ func (s *shardSet) OnGain(queue func(owns func(cache.ObjectName) bool)) func() {
 	}
 }
 
-func (s *shardSet) gain(i int) {
+// gain takes bucket i's keys; now is the renew time its Lease was
+// acquired with, from which its RenewDeadline counts.
+func (s *shardSet) gain(i int, now time.Time) {
 	b := s.buckets[i]
 	b.held.Store(true)
-	b.lastRenew = s.now()
+	b.lastRenew = now
 	s.held.Add(1)
 	s.handovers.Add(1)
 	s.mu.Lock()
@@ -218,13 +220,18 @@ func shareMayChange(t watch.EventType, l *coordv1.Lease) bool {
 
 func (s *shardSet) tick(ctx context.Context, leases coordinationv1.LeaseInterface) error {
 	now := s.now()
+	// A slow apiserver must not keep a bucket past its RenewDeadline: the
+	// tick's calls end by the earliest deadline of the buckets held, and
+	// those not renewed by then are given up.
+	ctx, cancel := context.WithDeadline(ctx, s.renewBy(now))
+	defer cancel()
 	if err := s.renewMembership(ctx, leases, now); err != nil {
-		s.expireUnrenewed(now)
+		s.expireUnrenewed(s.now())
 		return err
 	}
 	list, err := leases.List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(labels.Set{labelShardGroup: s.group}).String()})
 	if err != nil {
-		s.expireUnrenewed(now)
+		s.expireUnrenewed(s.now())
 		return err
 	}
 	members := 0
@@ -248,7 +255,7 @@ func (s *shardSet) tick(ctx context.Context, leases coordinationv1.LeaseInterfac
 				s.drop(i) // someone else has it
 				continue
 			}
-			if now.Sub(b.lastRenew) >= s.renew {
+			if s.now().Sub(b.lastRenew) >= s.renew {
 				s.drop(i)
 			}
 			continue
@@ -278,10 +285,22 @@ func (s *shardSet) tick(ctx context.Context, leases coordinationv1.LeaseInterfac
 		if err := s.acquire(ctx, leases, i, l, now); err != nil {
 			continue
 		}
-		s.gain(i)
+		s.gain(i, now)
 		held = append(held, i)
 	}
 	return nil
+}
+
+// renewBy is when the first held bucket reaches its RenewDeadline, or a
+// RenewDeadline from now if none is held.
+func (s *shardSet) renewBy(now time.Time) time.Time {
+	by := now.Add(s.renew)
+	for _, b := range s.buckets {
+		if b.held.Load() && b.lastRenew.Add(s.renew).Before(by) {
+			by = b.lastRenew.Add(s.renew)
+		}
+	}
+	return by
 }
 
 // expireUnrenewed gives up the buckets not renewed for RenewDeadline.
