@@ -360,7 +360,6 @@ func (r *run) build(prog *loader.Program) (*model.Project, error) {
 		ApplyConfigurationPkg:       cfg.ApplyConfigurationPkg,
 		ExternalApplyConfigurations: cfg.ExternalApplyConfigurations,
 		NoDeepCopies:                !r.needs.DeepCopies,
-		Builtin:                     func(pkg string) (*model.Project, error) { return builtinModel(cfg.Dir, pkg) },
 		StrictMarkers:               cfg.StrictMarkers,
 	})
 	for _, w := range warnings {
@@ -429,22 +428,6 @@ func buildCRDs(cfg Config, prog *loader.Program, p *model.Project) error {
 	}
 	p.CRDs = crds
 	return nil
-}
-
-// builtinModel is the model of the k8s.io/api package pkg as the ctrlgen
-// module ships its informers and listers (builder.Shipped*), for a
-// controller that owns one of its kinds. pkg is resolved in dir, the
-// user's module.
-func builtinModel(dir, pkg string) (*model.Project, error) {
-	prog, err := loader.Load(loader.Config{Dir: dir, Patterns: []string{pkg}, Output: isOutput})
-	if err != nil {
-		return nil, fmt.Errorf("loading %s, the package of its group and version: %w", pkg, err)
-	}
-	p, _, err := builder.Build(prog, builder.ShippedOptions())
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", pkg, err)
-	}
-	return p, nil
 }
 
 func printMarkers(w io.Writer) error {

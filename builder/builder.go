@@ -84,11 +84,6 @@ type Options struct {
 	// packages import: for runs whose generators do not use it (only the
 	// deepcopy and controller generators do).
 	NoDeepCopies bool
-	// Builtin returns the model of a k8s.io/api package as the ctrlgen
-	// module ships its informers and listers (see Shipped), for
-	// "+ctrlgen:controller:owns=" kinds this run does not generate. Nil:
-	// such kinds must be among the run's packages.
-	Builtin func(pkgPath string) (*model.Project, error)
 	// StrictMarkers makes errors of the warnings about markers that
 	// code-generator and controller-gen pass over: unknown ones in the
 	// namespaces ctrlgen shares with them, near misses of known ones,
@@ -99,6 +94,12 @@ type Options struct {
 // Build returns the project the loaded packages describe, and warnings.
 // The error lists every marker problem, each with its file:line.
 func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagnostic, error) {
+	return buildPackages(prog, prog.Roots, opts)
+}
+
+// buildPackages is Build of some of prog's packages: its roots, or a k8s.io/api
+// package it looked up (see shippedModel).
+func buildPackages(prog *loader.Program, pkgs []*loader.Package, opts Options) (*model.Project, []markers.Diagnostic, error) {
 	b := &builder{prog: prog, opts: opts, graph: typegraph.New(prog, prog.Fset), groups: map[string]*model.Group{}, groupPkgs: map[string]string{}, versions: map[string]string{}, builtin: map[string]builtinResult{}}
 	p := &model.Project{
 		Module:      opts.Module,
@@ -139,7 +140,7 @@ func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagno
 	}
 
 	var apis []*apiPackage
-	for _, lp := range prog.Roots {
+	for _, lp := range pkgs {
 		apis = append(apis, b.read(lp))
 	}
 	if !opts.NoDeepCopies {
@@ -247,7 +248,7 @@ type builder struct {
 	versions  map[string]string // "group/version" → package
 	errs      []error
 	warnings  []markers.Diagnostic
-	// builtin caches Options.Builtin by package.
+	// builtin caches shippedModel by package.
 	builtin map[string]builtinResult
 	// rbac are the +kubebuilder:rbac markers read so far.
 	rbac []*model.RBACRule

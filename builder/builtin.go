@@ -3,6 +3,7 @@ package builder
 import (
 	"fmt"
 
+	"github.com/ctrlgen/ctrlgen/loader"
 	"github.com/ctrlgen/ctrlgen/model"
 )
 
@@ -12,7 +13,7 @@ import (
 // ShippedOptions returns. They are shaped as k8s.io/client-go/informers
 // and k8s.io/client-go/listers and take client-go's kubernetes.Interface.
 // A controller that owns a built-in kind its own run does not generate
-// uses them (Options.Builtin), so that no project regenerates k8s.io/api.
+// uses them (see owned), so that no project regenerates k8s.io/api.
 const (
 	// ShippedPkg is the import path of the tree; its informers are
 	// ShippedPkg/informers, its listers ShippedPkg/listers.
@@ -38,12 +39,12 @@ type builtinResult struct {
 	err error
 }
 
-// builtinKind finds gvk in the model Options.Builtin gives of pkg, the
-// k8s.io/api package of its group version; nil when pkg has no such kind.
+// builtinKind finds gvk in the shipped model of pkg, the k8s.io/api
+// package of its group version; nil when pkg has no such kind.
 func (b *builder) builtinKind(pkg string, gvk model.GroupVersionKind) (*model.Kind, *model.Project, error) {
 	r, ok := b.builtin[pkg]
 	if !ok {
-		r.p, r.err = b.opts.Builtin(pkg)
+		r.p, r.err = b.shippedModel(pkg)
 		b.builtin[pkg] = r
 	}
 	if r.err != nil {
@@ -59,6 +60,21 @@ func (b *builder) builtinKind(pkg string, gvk model.GroupVersionKind) (*model.Ki
 		}
 	}
 	return nil, r.p, nil
+}
+
+// shippedModel is the model of the k8s.io/api package pkg as the shipped
+// tree has it, read from the run's own load of the user's module, in which
+// pkg resolves as the user's code imports it.
+func (b *builder) shippedModel(pkg string) (*model.Project, error) {
+	lp, err := b.prog.Lookup(pkg)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s, the package of its group and version: %w", pkg, err)
+	}
+	p, _, err := buildPackages(b.prog, []*loader.Package{lp}, ShippedOptions())
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", pkg, err)
+	}
+	return p, nil
 }
 
 // builtinPackages are the k8s.io/api directories of the built-in groups.

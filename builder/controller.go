@@ -85,7 +85,7 @@ func (b *builder) owned(owner *model.Kind, o *model.Owned, k *model.Kind) {
 	gvk := o.GVK
 	name := fmt.Sprintf("%s/%s.%s", groupOrCore(gvk.Group), gvk.Version, gvk.Kind)
 	var builtin *model.Project
-	if pkg, ok := builtinPackage(gvk); k == nil && ok && b.opts.Builtin != nil {
+	if pkg, ok := builtinPackage(gvk); k == nil && ok {
 		var err error
 		if k, builtin, err = b.builtinKind(pkg, gvk); err != nil {
 			b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %v", name, err)
@@ -423,12 +423,9 @@ func gvkString(k *model.Kind) string {
 	return fmt.Sprintf("%s/%s.%s", groupOrCore(k.Version.Group.Name), k.Version.Name, k.Name)
 }
 
-// packageHint names the package that declares gvk: k8s.io/api's for the
-// built-in groups, a description otherwise.
+// packageHint names the package that declares gvk, a kind of no built-in
+// group (those come from the shipped tree).
 func packageHint(gvk model.GroupVersionKind) string {
-	if pkg, ok := builtinPackage(gvk); ok {
-		return pkg
-	}
 	switch gvk.Group {
 	case "apiextensions.k8s.io":
 		return "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/" + gvk.Version

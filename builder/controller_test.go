@@ -143,10 +143,10 @@ func TestControllerErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, src, want string
 	}{
-		{"owned kind not loaded", kindSrc("A", "S", "// +ctrlgen:controller:owns=apps/v1.Deployment\n"),
-			"types.go:9: error: +ctrlgen:controller:owns=apps/v1.Deployment: Deployment is not among the packages ctrlgen reads; add k8s.io/api/apps/v1 to ctrlgen's packages"},
-		{"owned core kind", kindSrc("A", "S", "// +ctrlgen:controller:owns=core/v1.ConfigMap\n"),
-			"add k8s.io/api/core/v1 to ctrlgen's packages"},
+		{"owned built-in kind that does not exist", kindSrc("A", "S", "// +ctrlgen:controller:owns=apps/v1.Nope\n"),
+			"types.go:9: error: +ctrlgen:controller:owns=apps/v1.Nope: k8s.io/api/apps/v1 declares no +genclient kind Nope"},
+		{"owned built-in version that does not exist", kindSrc("A", "S", "// +ctrlgen:controller:owns=core/v9.ConfigMap\n"),
+			"+ctrlgen:controller:owns=core/v9.ConfigMap: loading k8s.io/api/core/v9, the package of its group and version:"},
 		{"owned custom kind", kindSrc("A", "S", "// +ctrlgen:controller:owns=other.example.com/v1.Thing\n"),
 			`add the package that declares group "other.example.com" version v1 to ctrlgen's packages`},
 		{"owned twice", kindSrc("A", "S", "// +ctrlgen:controller:owns=ex.example.com/v1.A\n// +ctrlgen:controller:owns=ex.example.com/v1.A\n"),
