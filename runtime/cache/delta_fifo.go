@@ -90,12 +90,11 @@ type DeltaFIFO[T Object] struct {
 	// highWater is the largest len(items) since it was last emptied.
 	highWater int
 
+	// knownObjects, transform, replaced and inline are DeltaFIFOOptions'.
 	knownObjects KnownObjects[T]
 	transform    TransformFunc[T]
-	// replaced, when set, is told the resourceVersion of a Replace once
-	// every key queued when it was called has been popped: the informer
-	// then puts its store at the list's version, as client-go's does.
-	replaced func(resourceVersion string)
+	replaced     func(resourceVersion string)
+	inline       PopProcessFunc[T]
 	// replaceRV is the last Replace's resourceVersion, and replaceLeft how
 	// many of the keys queued then are still to pop.
 	replaceRV   string
@@ -107,22 +106,45 @@ type DeltaFIFO[T Object] struct {
 	populated              bool
 	initialPopulationCount int
 	closed                 bool
-	// inline, when set, processes a watch event at once, in the caller's
-	// goroutine, when the queue has synced and is empty: Pop would process
-	// it next anyway, under the same lock, so nothing can tell the
-	// difference but the goroutine the Pop loop did not have to wake.
-	inline PopProcessFunc[T]
 	// synced is closed once HasSynced turns true.
 	synced chan struct{}
+}
+
+// DeltaFIFOOptions configure NewDeltaFIFOWithOptions; all are optional.
+type DeltaFIFOOptions[T any] struct {
+	// KnownObjects are the objects already handled (an informer's
+	// Indexer). Without them a Replace cannot find objects deleted while
+	// disconnected, nor Resync anything to resync.
+	KnownObjects KnownObjects[T]
+	// Transformer rewrites every object the queue is given before it is
+	// queued.
+	Transformer TransformFunc[T]
+	// Replaced is told the resourceVersion of a Replace once every key
+	// queued when it was called has been popped: an informer then puts its
+	// store at the list's version, as client-go's does.
+	Replaced func(resourceVersion string)
+	// Inline processes a watch event (Add, Update or Delete) at once, in
+	// the caller's goroutine, when the queue has synced, is empty and is
+	// open: Pop would process it next anyway, under the same lock, so
+	// nothing can tell the difference but the goroutine the Pop loop did
+	// not have to wake. It must do what the function given to Pop does.
+	Inline PopProcessFunc[T]
 }
 
 // NewDeltaFIFO returns an empty queue. knownObjects may be nil; without it
 // a Replace cannot find objects deleted while disconnected.
 func NewDeltaFIFO[T Object](knownObjects KnownObjects[T], transform TransformFunc[T]) *DeltaFIFO[T] {
+	return NewDeltaFIFOWithOptions(DeltaFIFOOptions[T]{KnownObjects: knownObjects, Transformer: transform})
+}
+
+// NewDeltaFIFOWithOptions returns an empty queue.
+func NewDeltaFIFOWithOptions[T Object](opts DeltaFIFOOptions[T]) *DeltaFIFO[T] {
 	f := &DeltaFIFO[T]{
 		items:        map[ObjectName]Deltas[T]{},
-		knownObjects: knownObjects,
-		transform:    transform,
+		knownObjects: opts.KnownObjects,
+		transform:    opts.Transformer,
+		replaced:     opts.Replaced,
+		inline:       opts.Inline,
 		synced:       make(chan struct{}),
 	}
 	f.cond.L = &f.lock
@@ -177,11 +199,12 @@ func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 	return f.replace(list, resourceVersion, f.transform)
 }
 
-// transformer and replaceTransformed let a Reflector transform a streamed
-// list's objects as they arrive, and hand them over transformed.
-func (f *DeltaFIFO[T]) transformer() TransformFunc[T] { return f.transform }
+// Transformer and ReplaceTransformed make the queue a TransformingStore,
+// to which a Reflector hands a streamed list's objects transformed as they
+// arrived.
+func (f *DeltaFIFO[T]) Transformer() TransformFunc[T] { return f.transform }
 
-func (f *DeltaFIFO[T]) replaceTransformed(list []T, resourceVersion string) error {
+func (f *DeltaFIFO[T]) ReplaceTransformed(list []T, resourceVersion string) error {
 	return f.replace(list, resourceVersion, nil)
 }
 

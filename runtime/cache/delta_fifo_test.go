@@ -270,8 +270,7 @@ func TestDeltaFIFOGivesBackStorageOnceDrained(t *testing.T) {
 func TestDeltaFIFOProcessesWatchEventsInlineOnlyWhenNothingIsQueued(t *testing.T) {
 	var inlined []string
 	known := newThreadSafeMap[*corev1.ConfigMap]()
-	f := NewDeltaFIFO[*corev1.ConfigMap](known, nil)
-	f.inline = func(k ObjectName, d Deltas[*corev1.ConfigMap], isInitial bool) {
+	inline := func(k ObjectName, d Deltas[*corev1.ConfigMap], isInitial bool) {
 		if len(d) != 1 || isInitial {
 			t.Errorf("inline got %s %v initial=%v, want one delta, not initial", k, deltaTypes(d), isInitial)
 		}
@@ -282,6 +281,7 @@ func TestDeltaFIFOProcessesWatchEventsInlineOnlyWhenNothingIsQueued(t *testing.T
 			known.swap(d[0].Object)
 		}
 	}
+	f := NewDeltaFIFOWithOptions(DeltaFIFOOptions[*corev1.ConfigMap]{KnownObjects: known, Inline: inline})
 
 	// Before the first Replace has been popped: queued.
 	f.Replace([]*corev1.ConfigMap{cm("ns", "a", "1")}, "1")
@@ -324,3 +324,6 @@ func TestDeltaFIFOProcessesWatchEventsInlineOnlyWhenNothingIsQueued(t *testing.T
 		t.Fatalf("after Close: inlined %v, %d queued; want none inlined, 1 queued", inlined, f.Len())
 	}
 }
+
+// An informer's Reflector hands its DeltaFIFO a streamed list transformed.
+var _ TransformingStore[*corev1.ConfigMap] = (*DeltaFIFO[*corev1.ConfigMap])(nil)

@@ -26,6 +26,21 @@ type EventStream[T Object] interface {
 	Stop()
 }
 
+// LeftAfterInitialEvents is an EventStream that may be better stopped once
+// a streamed list's initial events are read: the Reflector then carries on
+// with a plain watch from the bookmark's resourceVersion. A kube-apiserver
+// with WatchListCompression (beta, on by default since 1.37) gzips a
+// streamed list's whole response when the client accepts gzip, which Go's
+// transport asks for by default: once the initial events are sent, each
+// later event is flushed as a gzip member of its own, which both the
+// server and the client pay for per event. A plain watch is never
+// compressed.
+type LeftAfterInitialEvents interface {
+	// LeaveAfterInitialEvents reports whether the stream should be stopped
+	// at the bookmark that ends its initial events.
+	LeaveAfterInitialEvents() bool
+}
+
 // WatchStreamer is a ListerWatcher that can start its watches as
 // EventStreams. The Reflector asks it first, and uses Watch when
 // WatchStream returns a nil stream and no error.

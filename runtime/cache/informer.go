@@ -72,9 +72,12 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 	if internable[T]() {
 		s.interner = NewInterner()
 	}
-	s.fifo = NewDeltaFIFO[T](s.indexer, s.withInterning(nil))
-	s.fifo.replaced = s.indexer.Bookmark
-	s.fifo.inline = s.handleDeltas
+	s.fifo = NewDeltaFIFOWithOptions(DeltaFIFOOptions[T]{
+		KnownObjects: s.indexer,
+		Transformer:  s.withInterning(nil),
+		Replaced:     s.indexer.Bookmark,
+		Inline:       s.handleDeltas,
+	})
 	return s
 }
 

@@ -27,6 +27,20 @@ type ReflectorStore[T any] interface {
 	Replace(list []T, resourceVersion string) error
 }
 
+// TransformingStore is a ReflectorStore that transforms the objects it is
+// given before it keeps them, as an informer's DeltaFIFO does. A Reflector
+// that writes into one transforms a streamed list's objects as they
+// arrive, so that only what will be kept is held until the list ends, and
+// hands them over with ReplaceTransformed.
+type TransformingStore[T any] interface {
+	ReflectorStore[T]
+	// Transformer is the transform the store applies; nil for none.
+	Transformer() TransformFunc[T]
+	// ReplaceTransformed is Replace of objects Transformer has already
+	// transformed.
+	ReplaceTransformed(list []T, resourceVersion string) error
+}
+
 // BackoffConfig is the Reflector's retry backoff: exponential from Initial
 // to Max, each wait stretched by a random factor in [1, 1+Jitter). It
 // starts again from Initial after a successful list, and after ResetAfter

@@ -101,11 +101,11 @@ type bodyStream[T Object] struct {
 	stopped bool
 }
 
-// leaveAfterInitialEvents: a response body read over HTTP may be gzipped
-// by the server's WatchListCompression (see leftAfterInitialEvents). The
+// LeaveAfterInitialEvents: a response body read over HTTP may be gzipped
+// by the server's WatchListCompression (see LeftAfterInitialEvents). The
 // response's headers, which would tell, are not seen through
 // rest.Request.Stream, so it is left whether or not it was.
-func (s *bodyStream[T]) leaveAfterInitialEvents() bool { return true }
+func (s *bodyStream[T]) LeaveAfterInitialEvents() bool { return true }
 
 func (s *bodyStream[T]) Stop() {
 	if !s.stopped {

@@ -15,35 +15,14 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-// transformingStore is a ReflectorStore that transforms what it is given,
-// as the informer's DeltaFIFO does. A streamed list's objects are
-// transformed as they arrive, so that only what will be cached is held
-// until the stream ends, and handed over with replaceTransformed.
-type transformingStore[T Object] interface {
-	transformer() TransformFunc[T]
-	replaceTransformed(list []T, resourceVersion string) error
-}
-
 var errInitialEventsCut = errors.New("the watch ended before the end of its initial events")
-
-// leftAfterInitialEvents is an EventStream better stopped once its initial
-// events are read, so that the reflector carries on with a plain watch from
-// the bookmark's resourceVersion. A kube-apiserver with WatchListCompression
-// (beta, on by default since 1.37) gzips a streamed list's whole response
-// when the client accepts gzip, which Go's transport asks for by default:
-// once the initial events are sent, each later event is flushed as a gzip
-// member of its own, which both the server and the client pay for per
-// event. A plain watch is never compressed.
-type leftAfterInitialEvents interface {
-	leaveAfterInitialEvents() bool
-}
 
 // watchList reads the resource's whole state with a streamed list: a watch
 // that sends every object as an ADDED event, then a bookmark annotated
 // "k8s.io/initial-events-end" at the state's resourceVersion. It replaces
 // the store with those objects and returns the watch, past that bookmark,
 // for the caller to carry on with, or nil when the caller should start a
-// plain watch from that bookmark's version (see leftAfterInitialEvents).
+// plain watch from that bookmark's version (see LeftAfterInitialEvents).
 //
 // As client-go, the first streamed list asks for the latest state (""),
 // and a later one for a state at least as new as the last version seen:
@@ -69,7 +48,7 @@ func (r *Reflector[T]) watchList(ctx context.Context) (*openWatch[T], error) {
 			var open *openWatch[T]
 			if open, err = r.streamInitialEvents(ctx, w, start); err == nil {
 				// A bookmark without a version could not be watched from.
-				if s, ok := w.(leftAfterInitialEvents); ok && s.leaveAfterInitialEvents() && r.LastSyncResourceVersion() != "" {
+				if s, ok := w.(LeftAfterInitialEvents); ok && s.LeaveAfterInitialEvents() && r.LastSyncResourceVersion() != "" {
 					w.Stop()
 					return nil, nil
 				}
@@ -92,9 +71,9 @@ func (r *Reflector[T]) watchList(ctx context.Context) (*openWatch[T], error) {
 // its initial events, then replaces the store with them.
 func (r *Reflector[T]) streamInitialEvents(ctx context.Context, w EventStream[T], start time.Time) (*openWatch[T], error) {
 	var transform TransformFunc[T]
-	ts, transforms := r.store.(transformingStore[T])
+	ts, transforms := r.store.(TransformingStore[T])
 	if transforms {
-		transform = ts.transformer()
+		transform = ts.Transformer()
 	}
 	var objs initialObjects[T]
 	events := 0
@@ -127,7 +106,7 @@ func (r *Reflector[T]) streamInitialEvents(ctx context.Context, w EventStream[T]
 			list := objs.list()
 			var err error
 			if transforms {
-				err = ts.replaceTransformed(list, rv)
+				err = ts.ReplaceTransformed(list, rv)
 			} else {
 				err = r.store.Replace(list, rv)
 			}

@@ -40,7 +40,7 @@ func (s *scriptedStream) Next() (watch.EventType, *corev1.ConfigMap, error) {
 
 func (s *scriptedStream) Stop() { s.once.Do(func() { close(s.stopped) }) }
 
-func (s *scriptedStream) leaveAfterInitialEvents() bool { return s.leave }
+func (s *scriptedStream) LeaveAfterInitialEvents() bool { return s.leave }
 
 // recordingStore records what the Reflector puts into it.
 type recordingStore struct {
