@@ -9,6 +9,12 @@
 // unchanged. Underneath it is generic: objects are stored and delivered
 // as T, keys are ObjectNames, and FastIndexer is the typed read path that
 // generated listers and controllers take.
+//
+// It knows nothing of HTTP requests and response bodies: the Reflector
+// lists and watches through a ListerWatcher and reads each watch as an
+// EventStream. runtime/wire implements EventStream over an apiserver's
+// watch response; RESTResource and RESTWatchStream, which the informers
+// ctrlgen generates call, hand over to it.
 package cache
 
 import (

@@ -1,4 +1,4 @@
-package cache
+package wire
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ type protobufUnmarshaler interface {
 // k8s.io modules take this path, whose generated unmarshalers copy every
 // string and byte slice; another type's Unmarshal might keep a slice of
 // its input.
-type protobufObjects[T Object] struct {
+type protobufObjects[T runtime.Object] struct {
 	elem             reflect.Type
 	apiVersion, kind []byte
 	learnt, possible bool
@@ -51,7 +51,7 @@ type protobufObjects[T Object] struct {
 	decoded int
 }
 
-func newProtobufObjects[T Object](ns runtime.NegotiatedSerializer, info runtime.SerializerInfo) protobufObjects[T] {
+func newProtobufObjects[T runtime.Object](ns runtime.NegotiatedSerializer, info runtime.SerializerInfo) protobufObjects[T] {
 	_, chain := ns.(serializer.WithoutConversionCodecFactory)
 	_, pb := info.Serializer.(*protobuf.Serializer)
 	t := reflect.TypeFor[T]()

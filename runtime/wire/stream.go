@@ -1,4 +1,11 @@
-package cache
+// Package wire reads an apiserver's watch responses. RESTWatchStream
+// sends the request a typed client's Watch sends, and its Stream decodes
+// the response body, length-prefixed protobuf or concatenated JSON, event
+// by event in the caller's goroutine, into the objects client-go's watch
+// would give, with client-go's errors. A Stream is what runtime/cache's
+// Reflector reads as an EventStream: the cache itself knows nothing of
+// HTTP.
+package wire
 
 import (
 	"context"
@@ -35,19 +42,19 @@ type RESTResource struct {
 	Serializer      runtime.NegotiatedSerializer
 }
 
-// RESTWatchStream returns a ListWatch's WatchStreamFunc that sends the
+// RESTWatchStream returns a function that starts watches: it sends the
 // request a typed client's Watch sends (gentype's, with tweak applied to
-// the options first) and reads the response body as an EventStream: each
-// event is decoded by whoever calls Next, frame by frame, without
-// client-go's StreamWatcher goroutine and its channel. The watch event's
-// envelope is read in place; its object is decoded by the decoder the
-// client negotiates for the response's media type (protobuf or JSON),
-// so the objects are those the typed client's Watch gives.
+// the options first) and reads the response body as a Stream: each event
+// is decoded by whoever calls Next, frame by frame, without client-go's
+// StreamWatcher goroutine and its channel. The watch event's envelope is
+// read in place; its object is decoded by the decoder the client
+// negotiates for the response's media type (protobuf or JSON), so the
+// objects are those the typed client's Watch gives.
 //
-// It returns nil, and the ListWatch keeps its WatchFunc, when r has no
-// client or client-go's CBOR feature gates are on, whose encoding it does
-// not read.
-func RESTWatchStream[T Object](r RESTResource, tweak func(*metav1.ListOptions)) func(context.Context, metav1.ListOptions) (EventStream[T], error) {
+// It returns nil, for the caller to watch with the typed client, when r
+// has no client or client-go's CBOR feature gates are on, whose encoding
+// it does not read.
+func RESTWatchStream[T runtime.Object](r RESTResource, tweak func(*metav1.ListOptions)) func(context.Context, metav1.ListOptions) (*Stream[T], error) {
 	if r.Client == nil || r.Serializer == nil || r.ParameterCodec == nil {
 		return nil
 	}
@@ -57,7 +64,7 @@ func RESTWatchStream[T Object](r RESTResource, tweak func(*metav1.ListOptions)) 
 	if clientfeatures.FeatureGates().Enabled(clientfeatures.ClientsAllowCBOR) {
 		return nil
 	}
-	return func(ctx context.Context, opts metav1.ListOptions) (EventStream[T], error) {
+	return func(ctx context.Context, opts metav1.ListOptions) (*Stream[T], error) {
 		if tweak != nil {
 			tweak(&opts)
 		}
@@ -77,7 +84,7 @@ func RESTWatchStream[T Object](r RESTResource, tweak func(*metav1.ListOptions)) 
 		if err != nil {
 			return nil, err
 		}
-		return &bodyStream[T]{ctx: ctx, body: body, serializer: r.Serializer, frames: frameReader{r: body}}, nil
+		return newStream[T](ctx, body, r.Serializer), nil
 	}
 }
 
@@ -85,9 +92,11 @@ func RESTWatchStream[T Object](r RESTResource, tweak func(*metav1.ListOptions)) 
 // decoder's limit.
 const maxFrame = 16 << 20
 
-// bodyStream decodes a watch response body: length-prefixed protobuf
-// frames or concatenated JSON objects, told apart by the first byte.
-type bodyStream[T Object] struct {
+// Stream decodes a watch response body: length-prefixed protobuf frames
+// or concatenated JSON objects, told apart by the first byte. It is a
+// runtime/cache EventStream, left after a streamed list's initial events
+// (cache.LeftAfterInitialEvents).
+type Stream[T runtime.Object] struct {
 	ctx        context.Context
 	body       io.ReadCloser
 	serializer runtime.NegotiatedSerializer
@@ -101,20 +110,32 @@ type bodyStream[T Object] struct {
 	stopped bool
 }
 
-// LeaveAfterInitialEvents: a response body read over HTTP may be gzipped
-// by the server's WatchListCompression (see LeftAfterInitialEvents). The
-// response's headers, which would tell, are not seen through
-// rest.Request.Stream, so it is left whether or not it was.
-func (s *bodyStream[T]) LeaveAfterInitialEvents() bool { return true }
+// newStream reads body, whose events serializer decodes; ctx is the
+// request's.
+func newStream[T runtime.Object](ctx context.Context, body io.ReadCloser, serializer runtime.NegotiatedSerializer) *Stream[T] {
+	return &Stream[T]{ctx: ctx, body: body, serializer: serializer, frames: frameReader{r: body}}
+}
 
-func (s *bodyStream[T]) Stop() {
+// LeaveAfterInitialEvents: a response body read over HTTP may be gzipped
+// by the server's WatchListCompression (see cache.LeftAfterInitialEvents).
+// The response's headers, which would tell, are not seen through
+// rest.Request.Stream, so it is left whether or not it was.
+func (s *Stream[T]) LeaveAfterInitialEvents() bool { return true }
+
+// Stop closes the body.
+func (s *Stream[T]) Stop() {
 	if !s.stopped {
 		s.stopped = true
 		s.body.Close()
 	}
 }
 
-func (s *bodyStream[T]) Next() (watch.EventType, T, error) {
+// Next reads and decodes the next event. It returns io.EOF once the body
+// has ended or the connection dropped, the context's error once it is
+// done, an ERROR event's Status as an error, and for what it could not
+// decode the error client-go's watch reports (a Status with the cause
+// ClientWatchDecoding).
+func (s *Stream[T]) Next() (watch.EventType, T, error) {
 	var zero T
 	typ, obj, err := s.next()
 	if err == nil {
@@ -144,7 +165,7 @@ type decodeError struct{ err error }
 
 func (e decodeError) Error() string { return e.err.Error() }
 
-func (s *bodyStream[T]) next() (watch.EventType, runtime.Object, error) {
+func (s *Stream[T]) next() (watch.EventType, runtime.Object, error) {
 	if s.decoder == nil {
 		if err := s.negotiate(); err != nil {
 			return "", nil, err
@@ -198,7 +219,7 @@ func (s *bodyStream[T]) next() (watch.EventType, runtime.Object, error) {
 // frame's length starts with a zero byte, JSON with '{' or white space)
 // and picks the client's decoder for it, as client-go's REST client picks
 // it for the response's content type.
-func (s *bodyStream[T]) negotiate() error {
+func (s *Stream[T]) negotiate() error {
 	b, err := s.frames.peek()
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package cache
+package wire
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ func TestProtobufObjectsDecodeWithoutTheSerializer(t *testing.T) {
 	body := encodeWatch(t, runtime.ContentTypeProtobuf, events)
 	want := clientGoEvents(t, runtime.ContentTypeProtobuf, body)
 	r := iotest.OneByteReader(bytes.NewReader(body))
-	s := &bodyStream[*corev1.ConfigMap]{ctx: context.Background(), body: io.NopCloser(r), serializer: codecs, frames: frameReader{r: r}}
+	s := newStream[*corev1.ConfigMap](context.Background(), io.NopCloser(r), codecs)
 	defer s.Stop()
 	var got []streamed
 	for {

@@ -1,4 +1,4 @@
-package cache
+package wire
 
 import (
 	"bytes"
@@ -76,16 +76,16 @@ func clientGoEvents(t *testing.T, mediaType string, body []byte) []watch.Event {
 	return out
 }
 
-// streamed is an event as an EventStream gives it.
+// streamed is an event as a Stream gives it.
 type streamed struct {
 	typ watch.EventType
 	obj *corev1.ConfigMap
 	err error
 }
 
-// ourEvents reads body through a bodyStream until it returns an error.
+// ourEvents reads body through a Stream until it returns an error.
 func ourEvents(body io.Reader) (events []streamed, end error) {
-	s := &bodyStream[*corev1.ConfigMap]{ctx: context.Background(), body: io.NopCloser(body), serializer: codecs, frames: frameReader{r: body}}
+	s := newStream[*corev1.ConfigMap](context.Background(), io.NopCloser(body), codecs)
 	defer s.Stop()
 	for {
 		typ, obj, err := s.Next()
