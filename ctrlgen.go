@@ -283,6 +283,7 @@ func prepare(cfg Config) (*run, error) {
 	for _, g := range gens {
 		n := g.Needs()
 		r.needs.DeepCopies = r.needs.DeepCopies || n.DeepCopies
+		r.needs.ApplyConfigurationTypes = r.needs.ApplyConfigurationTypes || n.ApplyConfigurationTypes
 		r.needs.CRDs = r.needs.CRDs || n.CRDs
 		r.needs.RBACDir = r.needs.RBACDir || n.RBACDir
 	}
@@ -360,6 +361,7 @@ func (r *run) build(prog *loader.Program) (*model.Project, error) {
 		ApplyConfigurationPkg:       cfg.ApplyConfigurationPkg,
 		ExternalApplyConfigurations: cfg.ExternalApplyConfigurations,
 		NoDeepCopies:                !r.needs.DeepCopies,
+		NoApplyConfigurationTypes:   !r.needs.ApplyConfigurationTypes,
 		StrictMarkers:               cfg.StrictMarkers,
 	})
 	for _, w := range warnings {

@@ -84,6 +84,10 @@ type Options struct {
 	// packages import: for runs whose generators do not use it (only the
 	// deepcopy and controller generators do).
 	NoDeepCopies bool
+	// NoApplyConfigurationTypes leaves model.Project.ApplyConfigurationTypes
+	// nil, and with it the walk through every type the kinds with an apply
+	// verb reach: for runs whose generators do not use it.
+	NoApplyConfigurationTypes bool
 	// StrictMarkers makes errors of the warnings about markers that
 	// code-generator and controller-gen pass over: unknown ones in the
 	// namespaces ctrlgen shares with them, near misses of known ones,
@@ -133,11 +137,6 @@ func buildPackages(prog *loader.Program, pkgs []*loader.Package, opts Options) (
 	case opts.ApplyConfigurations:
 		p.ApplyConfigurationsPkg = opts.OutputPkg + "/applyconfiguration"
 	}
-	if opts.ExternalApplyConfigurations == nil {
-		p.ClientGoApplyConfiguration = b.clientGoApplyConfiguration
-	} else {
-		p.ExternalApplyConfigurations = opts.ExternalApplyConfigurations
-	}
 
 	var apis []*apiPackage
 	for _, lp := range pkgs {
@@ -161,6 +160,12 @@ func buildPackages(prog *loader.Program, pkgs []*loader.Package, opts Options) (
 	}
 	model.DeriveClientNames(p)
 	p.TypeConverterPkg = typeConverterPkg(p)
+	if model.GeneratesApplyConfigurations(p) && !opts.NoApplyConfigurationTypes {
+		var err error
+		if p.ApplyConfigurationTypes, err = b.applyConfigurationTypes(p); err != nil {
+			return nil, b.warnings, err
+		}
+	}
 	if opts.OutputDir != "" {
 		if err := findUserExpansions(p); err != nil {
 			return nil, b.warnings, err

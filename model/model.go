@@ -40,17 +40,11 @@ type Project struct {
 	// k8s.io/api (whose apply configurations are client-go's, so none are
 	// generated); "" without apply configurations.
 	TypeConverterPkg string
-	// ClientGoApplyConfiguration reports whether client-go ships an apply
-	// configuration for the type name of package pkg (k8s.io/api types),
-	// which generated apply configurations then use rather than copying
-	// it; nil when nothing is known, or when
-	// ExternalApplyConfigurations says which.
-	ClientGoApplyConfiguration func(pkg, name string) bool
-	// ExternalApplyConfigurations are applyconfiguration-gen's
-	// --external-applyconfigurations: the package of the apply
-	// configuration of each type listed, besides MetaApplyConfigurations;
-	// nil when ClientGoApplyConfiguration decides.
-	ExternalApplyConfigurations map[TypeRef]string
+	// ApplyConfigurationTypes are the types the apply configurations
+	// cover and where each one's is; nil unless this run generates apply
+	// configurations (GeneratesApplyConfigurations) and a generator
+	// needs them.
+	ApplyConfigurationTypes *ApplyConfigurationTypes
 
 	// ClientsetExternal is true when ClientsetPkg is a clientset this run
 	// does not generate (--versioned-clientset-package, e.g.
@@ -294,6 +288,30 @@ type Method struct {
 	// InputVar is the parameter name for the input: "scale". Filled by
 	// DeriveClientNames.
 	InputVar string
+}
+
+// ApplyConfigurationTypes are the types that have apply configurations,
+// as applyconfiguration-gen finds them from the kinds with an apply verb.
+type ApplyConfigurationTypes struct {
+	// Pkg is the package of each type's apply configuration: this run's,
+	// client-go's (k8s.io/api types), meta/v1's, or one
+	// --external-applyconfigurations names.
+	Pkg map[typegraph.Name]string
+	// Targets are this run's packages of apply configurations, by import
+	// path.
+	Targets []*ApplyConfigurationTarget
+	// Roots are the kinds with an apply verb, whose types the
+	// structured-merge-diff schema describes; Kinds every kind of a
+	// version with apply configurations, by type.
+	Roots []*Kind
+	Kinds map[typegraph.Name]*Kind
+}
+
+// ApplyConfigurationTarget is one version's package of generated apply
+// configurations and the types it has one for, by lower-case name.
+type ApplyConfigurationTarget struct {
+	Version *Version
+	Types   []*typegraph.Type
 }
 
 // MetaApplyConfigurations are the meta/v1 types client-go has apply

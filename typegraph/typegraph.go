@@ -167,6 +167,20 @@ func (t *Type) IsAssignable() (bool, error) {
 	return true, nil
 }
 
+// Embeds reports whether struct t embeds the named type pkg.name.
+func (t *Type) Embeds(pkg, name string) (bool, error) {
+	members, err := t.Members()
+	if err != nil {
+		return false, err
+	}
+	for _, m := range members {
+		if m.Embedded && m.Type.Name == (Name{Pkg: pkg, Name: name}) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // IsEmptyStruct reports whether t is the anonymous struct{} (or names
 // it), which gengo calls an anonymous struct.
 func (t *Type) IsEmptyStruct() bool {

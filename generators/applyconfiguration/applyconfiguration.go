@@ -21,10 +21,10 @@
 package applyconfiguration
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"reflect"
-	"sort"
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
@@ -38,7 +38,7 @@ type Generator struct{}
 func (Generator) Name() string { return "applyconfiguration" }
 
 // Needs says what the generator asks of a run.
-func (Generator) Needs() gen.Needs { return gen.Needs{} }
+func (Generator) Needs() gen.Needs { return gen.Needs{ApplyConfigurationTypes: true} }
 
 // Owns is true below <OutputPkg>/applyconfiguration, unless the apply
 // configurations are another's (--apply-configuration-package): so that
@@ -56,19 +56,19 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	if !model.GeneratesApplyConfigurations(p) {
 		return nil, nil
 	}
-	g, err := newGraph(p)
-	if err != nil {
-		return nil, err
+	if p.ApplyConfigurationTypes == nil {
+		return nil, errors.New("the model was built without its apply configuration types (builder.Options.NoApplyConfigurationTypes)")
 	}
+	g := &graph{p: p, ApplyConfigurationTypes: p.ApplyConfigurationTypes}
 	var files []*gen.File
-	for _, tg := range g.targets {
-		for _, t := range tg.types {
-			f, err := g.newFile(tg.v.ApplyConfigPkg, strings.ToLower(t.Name.Name)+".go")
+	for _, tg := range g.Targets {
+		for _, t := range tg.Types {
+			f, err := g.newFile(tg.Version.ApplyConfigPkg, strings.ToLower(t.Name.Name)+".go")
 			if err != nil {
 				return nil, err
 			}
 			f.Formatted = true
-			w := &typeWriter{g: g, f: f, v: tg.v, t: t, kind: g.kinds[t.Name]}
+			w := &typeWriter{g: g, f: f, v: tg.Version, t: t, kind: g.Kinds[t.Name]}
 			if err := w.write(); err != nil {
 				return nil, fmt.Errorf("apply configuration of %s: %w", t.Name, err)
 			}
@@ -99,193 +99,11 @@ const (
 	internalPkgElement = "internal"
 )
 
-// target is one version's package of apply configurations.
-type target struct {
-	v     *model.Version
-	types []*typegraph.Type // sorted by lower-case name
-}
-
 // graph is what every file needs: which types have apply configurations
 // and where, and which are kinds.
 type graph struct {
 	p *model.Project
-	// refs maps a type to the package of its apply configuration.
-	refs map[typegraph.Name]string
-	// kinds are the +genclient types, by name.
-	kinds map[typegraph.Name]*model.Kind
-	// roots are the kinds with the apply verb, whose types the schema
-	// describes.
-	roots   []*model.Kind
-	targets []*target
-}
-
-func newGraph(p *model.Project) (*graph, error) {
-	g := &graph{p: p, refs: map[typegraph.Name]string{}, kinds: map[typegraph.Name]*model.Kind{}}
-	for _, externals := range []map[model.TypeRef]string{model.MetaApplyConfigurations, p.ExternalApplyConfigurations} {
-		for t, pkg := range externals {
-			g.refs[typegraph.Name{Pkg: t.Pkg, Name: t.Name}] = pkg
-		}
-	}
-	inputs := map[string]*model.Version{}
-	for _, pkg := range p.Packages {
-		if pkg.Version == nil || pkg.Version.ApplyConfigPkg == "" {
-			continue
-		}
-		if strings.HasPrefix(pkg.Version.ApplyConfigPkg, p.ApplyConfigurationsPkg+"/") {
-			inputs[pkg.Path] = pkg.Version
-		} // else client-go's, whose kinds the schema still describes
-		for _, k := range pkg.Version.Kinds {
-			if k.Type == nil {
-				continue
-			}
-			g.kinds[k.Type.Name] = k
-			// As applyconfiguration-gen, whatever +genclient:noVerbs says.
-			if k.DeclaredVerbs[model.VerbApply] || k.DeclaredVerbs[model.VerbApplyStatus] {
-				g.roots = append(g.roots, k)
-			}
-		}
-	}
-	reachable := map[*typegraph.Type]bool{}
-	var order []*typegraph.Type
-	var walk func(t *typegraph.Type) error
-	walk = func(t *typegraph.Type) error {
-		if t == nil || reachable[t] {
-			return nil
-		}
-		reachable[t] = true
-		order = append(order, t)
-		for _, next := range []*typegraph.Type{t.Elem, t.Underlying, t.Key} {
-			if err := walk(next); err != nil {
-				return err
-			}
-		}
-		if t.Kind != typegraph.Struct {
-			return nil
-		}
-		members, err := t.Members()
-		if err != nil {
-			return fmt.Errorf("%s: %w", t.Name, err)
-		}
-		for _, m := range members {
-			if err := walk(m.Type); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for _, k := range g.roots {
-		if err := walk(k.Type); err != nil {
-			return nil, err
-		}
-	}
-	// As applyconfiguration-gen: an apply method's input type, such as
-	// apps/v1's ApplyScale's autoscaling/v1.Scale, is a root too, whether
-	// the kind has Apply or not; one named without its package
-	// (apps/v1beta2's input=Scale) is reached by its name alone, the
-	// kind's fields standing in for its own (so apps/v1beta2's
-	// ScaleApplyConfiguration has a ScaleSpec, not a
-	// ScaleSpecApplyConfiguration).
-	for _, pkg := range p.Packages {
-		if pkg.Version == nil || pkg.Version.ApplyConfigPkg == "" {
-			continue
-		}
-		for _, k := range pkg.Version.Kinds {
-			for _, m := range k.Methods {
-				switch {
-				case m.InputType == nil:
-				case m.InputByName:
-					if !reachable[m.InputType] {
-						reachable[m.InputType] = true
-						order = append(order, m.InputType)
-					}
-					if err := walk(k.Type); err != nil {
-						return nil, err
-					}
-				default:
-					if err := walk(m.InputType); err != nil {
-						return nil, err
-					}
-				}
-			}
-		}
-	}
-	byVersion := map[*model.Version]*target{}
-	for _, t := range order {
-		if !t.IsNamed() || t.Name.Pkg == "" {
-			continue
-		}
-		needs, err := requiresApplyConfiguration(t)
-		if err != nil {
-			return nil, err
-		}
-		if !needs {
-			continue
-		}
-		if v, ok := inputs[t.Name.Pkg]; ok {
-			if k := g.kinds[t.Name]; k != nil {
-				if has, err := hasEmbedded(t, metaV1Pkg, "ObjectMeta"); err != nil || !has {
-					if err != nil {
-						return nil, err
-					}
-					continue // as applyconfiguration-gen: a kind without ObjectMeta gets none
-				}
-			}
-			g.refs[t.Name] = v.ApplyConfigPkg
-			tg := byVersion[v]
-			if tg == nil {
-				tg = &target{v: v}
-				byVersion[v] = tg
-				g.targets = append(g.targets, tg)
-			}
-			tg.types = append(tg.types, t)
-			continue
-		}
-		if rest, ok := strings.CutPrefix(t.Name.Pkg, "k8s.io/api/"); ok && p.ClientGoApplyConfiguration != nil && p.ClientGoApplyConfiguration(t.Name.Pkg, t.Name.Name) {
-			g.refs[t.Name] = clientGoApplyRoot + "/" + rest
-		}
-	}
-	for _, tg := range g.targets {
-		sort.Slice(tg.types, func(i, j int) bool {
-			return strings.ToLower(tg.types[i].Name.Name) < strings.ToLower(tg.types[j].Name.Name)
-		})
-	}
-	sort.Slice(g.targets, func(i, j int) bool { return g.targets[i].v.ApplyConfigPkg < g.targets[j].v.ApplyConfigPkg })
-	return g, nil
-}
-
-// requiresApplyConfiguration is applyconfiguration-gen's rule: a struct
-// with a JSON field, other than runtime.RawExtension and runtime.Unknown.
-func requiresApplyConfiguration(t *typegraph.Type) (bool, error) {
-	t = t.Resolved()
-	if t.Kind != typegraph.Struct {
-		return false, nil
-	}
-	if t.Name.Pkg == runtimePkg && (t.Name.Name == "RawExtension" || t.Name.Name == "Unknown") {
-		return false, nil
-	}
-	members, err := t.Members()
-	if err != nil {
-		return false, err
-	}
-	for _, m := range members {
-		if _, ok := lookupJSONTags(m); ok {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-func hasEmbedded(t *typegraph.Type, pkg, name string) (bool, error) {
-	members, err := t.Members()
-	if err != nil {
-		return false, err
-	}
-	for _, m := range members {
-		if m.Embedded && m.Type.Name == (typegraph.Name{Pkg: pkg, Name: name}) {
-			return true, nil
-		}
-	}
-	return false, nil
+	*model.ApplyConfigurationTypes
 }
 
 func (g *graph) newFile(importPath, fileName string) (*gen.File, error) {
@@ -383,7 +201,7 @@ func (g *graph) ident(f *gen.File, pkg, name string) string {
 func (g *graph) isApplyConfig(t *typegraph.Type) bool {
 	switch t.Kind {
 	case typegraph.Struct:
-		_, ok := g.refs[t.Name]
+		_, ok := g.Pkg[t.Name]
 		return ok && t.IsNamed()
 	case typegraph.Pointer:
 		return g.isApplyConfig(t.Elem)
@@ -406,17 +224,17 @@ type acType struct {
 func (g *graph) acTypeOf(f *gen.File, t *typegraph.Type) *acType {
 	switch t.Kind {
 	case typegraph.Struct:
-		if pkg, ok := g.refs[t.Name]; ok && t.IsNamed() {
+		if pkg, ok := g.Pkg[t.Name]; ok && t.IsNamed() {
 			name := t.Name.Name + applyConfigSuffix
 			return &acType{text: g.ident(f, pkg, name), name: name}
 		}
 	case typegraph.Map:
-		if _, ok := g.refs[t.Elem.Name]; ok && t.Elem.IsNamed() {
+		if _, ok := g.Pkg[t.Elem.Name]; ok && t.Elem.IsNamed() {
 			elem := g.acTypeOf(f, t.Elem)
 			return &acType{text: "map[" + g.acTypeOf(f, t.Key).text + "]" + elem.text, elem: elem}
 		}
 	case typegraph.Slice:
-		if _, ok := g.refs[t.Elem.Name]; ok && t.Elem.IsNamed() {
+		if _, ok := g.Pkg[t.Elem.Name]; ok && t.Elem.IsNamed() {
 			elem := g.acTypeOf(f, t.Elem)
 			return &acType{text: "[]" + elem.text, elem: elem}
 		}

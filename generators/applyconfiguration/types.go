@@ -80,7 +80,7 @@ func (w *typeWriter) write() error {
 	if err := w.writeStruct(); err != nil {
 		return err
 	}
-	hasTypeMeta, err := hasEmbedded(w.t, metaV1Pkg, "TypeMeta")
+	hasTypeMeta, err := w.t.Embeds(metaV1Pkg, "TypeMeta")
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // utils writes applyconfiguration/utils.go: ForKind over every apply
@@ -17,12 +18,12 @@ func (g *graph) utils() (*gen.File, error) {
 	}
 	type group struct {
 		name     string
-		versions []*target
+		versions []*model.ApplyConfigurationTarget
 	}
 	byGroup := map[string]*group{}
 	var groups []*group
-	for _, tg := range g.targets {
-		name := tg.v.Group.Name
+	for _, tg := range g.Targets {
+		name := tg.Version.Group.Name
 		if name == "" {
 			name = "core"
 		}
@@ -41,13 +42,13 @@ func (g *graph) utils() (*gen.File, error) {
 	f.P("switch kind {")
 	for _, gr := range groups {
 		sort.Slice(gr.versions, func(i, j int) bool {
-			return strings.ToLower(gr.versions[i].v.Name) < strings.ToLower(gr.versions[j].v.Name)
+			return strings.ToLower(gr.versions[i].Version.Name) < strings.ToLower(gr.versions[j].Version.Name)
 		})
 		for _, tg := range gr.versions {
-			f.P("// Group=", gr.name, ", Version=", tg.v.Name)
-			for _, t := range tg.types {
-				f.P("case ", g.ident(f, tg.v.TypesPkg, "SchemeGroupVersion"), `.WithKind("`, t.Name.Name, `"):`)
-				f.P("return &", g.ident(f, tg.v.ApplyConfigPkg, t.Name.Name+applyConfigSuffix), "{}")
+			f.P("// Group=", gr.name, ", Version=", tg.Version.Name)
+			for _, t := range tg.Types {
+				f.P("case ", g.ident(f, tg.Version.TypesPkg, "SchemeGroupVersion"), `.WithKind("`, t.Name.Name, `"):`)
+				f.P("return &", g.ident(f, tg.Version.ApplyConfigPkg, t.Name.Name+applyConfigSuffix), "{}")
 			}
 			f.P()
 		}
@@ -69,7 +70,7 @@ func (g *graph) internal() (*gen.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	yaml, err := schemaYAML(g.roots)
+	yaml, err := schemaYAML(g.Roots)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,9 @@ type Needs struct {
 	// DeepCopies is the deep-copy model (model.Package.DeepCopy), whose
 	// building loads every package the inputs import.
 	DeepCopies bool
+	// ApplyConfigurationTypes are the types the apply configurations
+	// cover (model.Project.ApplyConfigurationTypes).
+	ApplyConfigurationTypes bool
 	// CRDs are the CustomResourceDefinitions built from the API types
 	// (model.Project.CRDs) and the directory they go to (CRDDir).
 	CRDs bool
