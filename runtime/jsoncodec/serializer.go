@@ -12,6 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+
+	"github.com/ctrlgen/ctrlgen/runtime/wire"
 )
 
 // Kind is a Go type of API objects with its generated decoder.
@@ -67,7 +69,7 @@ func Disabled() bool {
 // NegotiatedSerializer returns inner with its JSON serializer (the one
 // apimachinery's CodecFactory makes) decoding the kinds with their
 // generated decoders, and the envelope of watch events too, and with
-// Framer splitting JSON watch streams; everything else, encoding
+// wire.JSONFramer splitting JSON watch streams; everything else, encoding
 // included, is inner's. scheme is the one inner's
 // serializers use: it says which group, version and kind each type is.
 //
@@ -89,7 +91,7 @@ func NegotiatedSerializer(inner runtime.NegotiatedSerializer, scheme *runtime.Sc
 		if info.StreamSerializer != nil {
 			stream := *info.StreamSerializer
 			if stream.Framer == json.Framer {
-				stream.Framer = Framer
+				stream.Framer = wire.JSONFramer
 			}
 			if sjs, ok := stream.Serializer.(*json.Serializer); ok {
 				if sjs == js {

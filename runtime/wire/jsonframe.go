@@ -1,4 +1,4 @@
-package jsoncodec
+package wire
 
 import (
 	"errors"
@@ -8,10 +8,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 )
 
-// Framer splits a watch response into its JSON values as apimachinery's
-// json.Framer does, in one pass over the bytes: that framer decodes each
-// value with encoding/json's Decoder into a json.RawMessage, which scans
-// it twice (reading it, then unmarshalling it) and copies it.
+// JSONFramer splits a watch response into its JSON values as
+// apimachinery's json.Framer does, in one pass over the bytes: that framer
+// decodes each value with encoding/json's Decoder into a json.RawMessage,
+// which scans it twice (reading it, then unmarshalling it) and copies it.
+// It reads frames as a Stream does; jsoncodec.NegotiatedSerializer puts it
+// in json.Framer's place for client-go's own watches.
 //
 // It finds where each object ends by counting brackets outside strings;
 // the value itself is checked by whoever decodes the frame (the
@@ -22,24 +24,30 @@ import (
 // or arrays, which are no watch events. Frames, io.EOF at the end of the stream and
 // io.ErrUnexpectedEOF inside a value, and io.ErrShortBuffer for a frame
 // longer than the buffer given are json.Framer's.
-var Framer runtime.Framer = framer{}
+var JSONFramer runtime.Framer = jsonFramer{}
 
-type framer struct{}
+type jsonFramer struct{}
 
-func (framer) NewFrameReader(r io.ReadCloser) io.ReadCloser { return &frameReader{r: r} }
+func (jsonFramer) NewFrameReader(r io.ReadCloser) io.ReadCloser {
+	return &jsonFrameReader{body: r, frames: frameReader{r: r}}
+}
 
-func (framer) NewFrameWriter(w io.Writer) io.Writer { return json.Framer.NewFrameWriter(w) }
+func (jsonFramer) NewFrameWriter(w io.Writer) io.Writer { return json.Framer.NewFrameWriter(w) }
 
-// ErrFrameSyntax is FrameScanner's error for bytes that are no JSON
+// errFrameSyntax is frameScanner's error for bytes that are no JSON
 // object or array.
-var ErrFrameSyntax = errors.New("invalid JSON in the watch stream")
+var errFrameSyntax = errors.New("invalid JSON in the watch stream")
 
-// FrameScanner finds where a JSON object or array ends by counting
+// maxDepth is encoding/json's nesting limit, which jsoncodec's decoder
+// keeps too.
+const maxDepth = 10000
+
+// frameScanner finds where a JSON object or array ends by counting
 // brackets outside strings, across calls as more of a stream arrives. It
 // refuses what cannot be in one (a control character in a string, nesting
 // deeper than encoding/json's limit); the rest is checked by whoever
 // decodes the frame. Its zero value is ready for a frame.
-type FrameScanner struct {
+type frameScanner struct {
 	depth             int
 	inString, escaped bool
 }
@@ -48,7 +56,7 @@ type FrameScanner struct {
 // earlier calls having scanned buf[:i]. It returns the length of the frame
 // once its closing bracket is in buf, and is then ready for the next one;
 // ok is false when buf ends first.
-func (s *FrameScanner) Scan(buf []byte, i int) (n int, ok bool, err error) {
+func (s *frameScanner) Scan(buf []byte, i int) (n int, ok bool, err error) {
 	for i < len(buf) {
 		if s.inString {
 			if s.escaped {
@@ -68,19 +76,19 @@ func (s *FrameScanner) Scan(buf []byte, i int) (n int, ok bool, err error) {
 			case '"':
 				s.inString = false
 			default: // a control character
-				return 0, false, ErrFrameSyntax
+				return 0, false, errFrameSyntax
 			}
 			i++
 			continue
 		}
 		switch c := buf[i]; {
 		case s.depth == 0 && c != '{' && c != '[':
-			return 0, false, ErrFrameSyntax
+			return 0, false, errFrameSyntax
 		case c == '"':
 			s.inString = true
 		case c == '{' || c == '[':
 			if s.depth++; s.depth > maxDepth {
-				return 0, false, ErrFrameSyntax
+				return 0, false, errFrameSyntax
 			}
 		case c == '}' || c == ']':
 			if s.depth--; s.depth == 0 {
@@ -101,20 +109,17 @@ var inString = func() (t [256]bool) {
 	return t
 }()
 
-type frameReader struct {
-	r io.ReadCloser
-	// buf[start:] holds bytes read and not yet returned; buf[start:scan]
-	// has been scanned, started telling whether a frame has begun.
-	buf         []byte
-	start, scan int
-	started     bool
-	scanner     FrameScanner
-	err         error
+// jsonFrameReader hands out JSONFramer's frames as json.Framer's reader
+// does: a frame longer than the caller's buffer comes in parts, each but
+// the last with io.ErrShortBuffer.
+type jsonFrameReader struct {
+	body   io.ReadCloser
+	frames frameReader
 	// remaining is the rest of a frame longer than the caller's buffer.
 	remaining []byte
 }
 
-func (f *frameReader) Read(data []byte) (int, error) {
+func (f *jsonFrameReader) Read(data []byte) (int, error) {
 	if n := len(f.remaining); n > 0 {
 		if n <= len(data) {
 			copy(data, f.remaining)
@@ -125,7 +130,7 @@ func (f *frameReader) Read(data []byte) (int, error) {
 		f.remaining = f.remaining[n:]
 		return n, io.ErrShortBuffer
 	}
-	frame, err := f.next()
+	frame, err := f.frames.jsonFrame(false)
 	if err != nil {
 		return 0, err
 	}
@@ -137,71 +142,4 @@ func (f *frameReader) Read(data []byte) (int, error) {
 	return n, nil
 }
 
-// next returns the next frame, valid until the next call.
-func (f *frameReader) next() ([]byte, error) {
-	for {
-		if end, ok, err := f.scanFrame(); err != nil {
-			return nil, err
-		} else if ok {
-			frame := f.buf[f.start:end]
-			f.start, f.scan, f.started = end, end, false
-			return frame, nil
-		}
-		if err := f.fill(); err != nil {
-			if err == io.EOF && f.started {
-				err = io.ErrUnexpectedEOF
-			}
-			return nil, err
-		}
-	}
-}
-
-// scanFrame goes on scanning the frame at start; ok when it ends at end.
-func (f *frameReader) scanFrame() (end int, ok bool, err error) {
-	if !f.started {
-		i := f.scan
-		for i < len(f.buf) && isSpace(f.buf[i]) {
-			i++
-		}
-		f.start, f.scan = i, i
-		if i == len(f.buf) {
-			return 0, false, nil
-		}
-		f.started = true
-	}
-	n, ok, err := f.scanner.Scan(f.buf[f.start:], f.scan-f.start)
-	if !ok {
-		f.scan = len(f.buf)
-		return 0, false, err
-	}
-	return f.start + n, true, nil
-}
-
-// fill reads more of the stream, keeping the frame in progress.
-func (f *frameReader) fill() error {
-	if f.err != nil {
-		return f.err
-	}
-	if f.start > 0 {
-		n := copy(f.buf, f.buf[f.start:])
-		f.buf = f.buf[:n]
-		f.scan -= f.start
-		f.start = 0
-	}
-	if len(f.buf) == cap(f.buf) {
-		f.buf = append(f.buf, make([]byte, max(4096, len(f.buf)))...)[:len(f.buf)]
-	}
-	n, err := f.r.Read(f.buf[len(f.buf):cap(f.buf)])
-	f.buf = f.buf[:len(f.buf)+n]
-	if err != nil {
-		f.err = err
-		if n > 0 {
-			return nil
-		}
-	}
-	return f.err
-}
-
-func (f *frameReader) Close() error { return f.r.Close() }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func (f *jsonFrameReader) Close() error { return f.body.Close() }

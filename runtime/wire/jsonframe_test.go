@@ -1,4 +1,4 @@
-package jsoncodec
+package wire
 
 import (
 	"bytes"
@@ -55,7 +55,7 @@ func frames(f runtime.Framer, data []byte, chunk int) ([]string, error) {
 	return out, nil
 }
 
-// checkFramer compares Framer with apimachinery's json.Framer on one
+// checkFramer compares JSONFramer with apimachinery's json.Framer on one
 // stream: where json.Framer reads the stream to its end (io.EOF, or
 // io.ErrUnexpectedEOF in a truncated value), the same frames and the same
 // end; where it stops at malformed JSON, the same frames before it, and
@@ -65,7 +65,7 @@ func frames(f runtime.Framer, data []byte, chunk int) ([]string, error) {
 func checkFramer(t *testing.T, data []byte, chunk int) {
 	t.Helper()
 	want, wantErr := frames(json.Framer, data, chunk)
-	got, err := frames(Framer, data, chunk)
+	got, err := frames(JSONFramer, data, chunk)
 	for k, w := range want {
 		if w[0] != '{' && w[0] != '[' {
 			// Not a watch event: refused where json.Framer frames it.
@@ -118,7 +118,7 @@ var framerSeeds = []string{
 	`{"a":1}}`, `{"a":1},{"b":2}`, `{"a" 1}`, `{"a":1]`, "{\"a\":\"\x01\"}", `5x`, `}`, `]`, `{]`, "\xff", ``, ` `, `{"a":` + strings.Repeat("[", 10001) + `}`,
 }
 
-func TestFramerMatchesJSONFramer(t *testing.T) {
+func TestJSONFramerMatchesAPIMachinerys(t *testing.T) {
 	for _, s := range framerSeeds {
 		for _, chunk := range []int{1, 3, 64, 4096} {
 			checkFramer(t, []byte(s), chunk)
@@ -128,7 +128,7 @@ func TestFramerMatchesJSONFramer(t *testing.T) {
 	checkFramer(t, []byte(big+big), 1000)
 }
 
-func FuzzFramer(f *testing.F) {
+func FuzzJSONFramer(f *testing.F) {
 	for _, s := range framerSeeds {
 		f.Add([]byte(s), uint8(3))
 	}
@@ -137,18 +137,18 @@ func FuzzFramer(f *testing.F) {
 	})
 }
 
-func TestFramerWritesAsJSONFramer(t *testing.T) {
+func TestJSONFramerWritesAsAPIMachinerys(t *testing.T) {
 	var a, b bytes.Buffer
-	Framer.NewFrameWriter(&a).Write([]byte(`{"a":1}`))
+	JSONFramer.NewFrameWriter(&a).Write([]byte(`{"a":1}`))
 	json.Framer.NewFrameWriter(&b).Write([]byte(`{"a":1}`))
 	if a.String() != b.String() {
 		t.Errorf("wrote %q, json.Framer %q", a.String(), b.String())
 	}
 }
 
-// referenceScan is FrameScanner.Scan one byte at a time, as it was before
+// referenceScan is frameScanner.Scan one byte at a time, as it was before
 // its fast path through strings.
-func referenceScan(s *FrameScanner, buf []byte, i int) (int, bool, error) {
+func referenceScan(s *frameScanner, buf []byte, i int) (int, bool, error) {
 	for ; i < len(buf); i++ {
 		c := buf[i]
 		if s.inString {
@@ -160,18 +160,18 @@ func referenceScan(s *FrameScanner, buf []byte, i int) (int, bool, error) {
 			case c == '"':
 				s.inString = false
 			case c < 0x20:
-				return 0, false, ErrFrameSyntax
+				return 0, false, errFrameSyntax
 			}
 			continue
 		}
 		switch {
 		case s.depth == 0 && c != '{' && c != '[':
-			return 0, false, ErrFrameSyntax
+			return 0, false, errFrameSyntax
 		case c == '"':
 			s.inString = true
 		case c == '{' || c == '[':
 			if s.depth++; s.depth > maxDepth {
-				return 0, false, ErrFrameSyntax
+				return 0, false, errFrameSyntax
 			}
 		case c == '}' || c == ']':
 			if s.depth--; s.depth == 0 {
@@ -187,7 +187,7 @@ func referenceScan(s *FrameScanner, buf []byte, i int) (int, bool, error) {
 func checkScanSplit(t *testing.T, data []byte) {
 	t.Helper()
 	for split := 0; split <= len(data); split++ {
-		var got, want FrameScanner
+		var got, want frameScanner
 		type outcome struct {
 			n   int
 			ok  bool

@@ -4,12 +4,12 @@
 // by event in the caller's goroutine, into the objects client-go's watch
 // would give, with client-go's errors. A Stream is what runtime/cache's
 // Reflector reads as an EventStream: the cache itself knows nothing of
-// HTTP.
+// HTTP. JSONFramer splits JSON watch responses the same way for
+// client-go's own watches.
 package wire
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -23,8 +23,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/rest"
-
-	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
 // RESTResource is what a typed client's Watch puts into its request: the
@@ -87,10 +85,6 @@ func RESTWatchStream[T runtime.Object](r RESTResource, tweak func(*metav1.ListOp
 		return newStream[T](ctx, body, r.Serializer), nil
 	}
 }
-
-// maxFrame is the largest watch event read, as client-go's streaming
-// decoder's limit.
-const maxFrame = 16 << 20
 
 // Stream decodes a watch response body: length-prefixed protobuf frames
 // or concatenated JSON objects, told apart by the first byte. It is a
@@ -176,7 +170,7 @@ func (s *Stream[T]) next() (watch.EventType, runtime.Object, error) {
 		err      error
 	)
 	if s.json {
-		frame, ferr := s.frames.jsonFrame()
+		frame, ferr := s.frames.jsonFrame(true)
 		if ferr != nil {
 			return "", nil, ferr
 		}
@@ -242,109 +236,3 @@ func (s *Stream[T]) negotiate() error {
 	}
 	return nil
 }
-
-// frameReader reads a stream into a buffer and hands out its frames as
-// slices of it, valid until the next call: the decoders copy what they
-// keep.
-type frameReader struct {
-	r io.Reader
-	// buf[start:end] is read and not handed out yet.
-	buf        []byte
-	start, end int
-	// scanned is how far past start a JSON frame has been scanned.
-	scanned int
-	scanner jsoncodec.FrameScanner
-}
-
-// fill reads more, making room for at least need bytes from start.
-func (f *frameReader) fill(need int) error {
-	if f.start == f.end {
-		f.start, f.end = 0, 0
-	}
-	if need > maxFrame+4 {
-		return decodeError{fmt.Errorf("watch event of more than %d bytes", maxFrame)}
-	}
-	if f.start+need > len(f.buf) {
-		if need > len(f.buf) {
-			buf := make([]byte, max(32<<10, 2*len(f.buf), need))
-			f.end = copy(buf, f.buf[f.start:f.end])
-			f.buf = buf
-		} else {
-			f.end = copy(f.buf, f.buf[f.start:f.end])
-		}
-		f.start = 0
-	}
-	n, err := f.r.Read(f.buf[f.end:])
-	f.end += n
-	if n > 0 {
-		return nil
-	}
-	if err == nil {
-		err = io.ErrNoProgress
-	}
-	if err == io.EOF && f.end > f.start {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
-// peek returns the next byte without consuming it.
-func (f *frameReader) peek() (byte, error) {
-	for f.end == f.start {
-		if err := f.fill(1); err != nil {
-			return 0, err
-		}
-	}
-	return f.buf[f.start], nil
-}
-
-// protobufFrame returns the next length-prefixed frame.
-func (f *frameReader) protobufFrame() ([]byte, error) {
-	for f.end-f.start < 4 {
-		if err := f.fill(4); err != nil {
-			return nil, err
-		}
-	}
-	size := binary.BigEndian.Uint32(f.buf[f.start:])
-	if size > maxFrame {
-		return nil, decodeError{fmt.Errorf("watch event of more than %d bytes", maxFrame)}
-	}
-	n := int(size)
-	for f.end-f.start < 4+n {
-		if err := f.fill(4 + n); err != nil {
-			return nil, err
-		}
-	}
-	frame := f.buf[f.start+4 : f.start+4+n]
-	f.start += 4 + n
-	return frame, nil
-}
-
-// jsonFrame returns the next JSON object of the stream.
-func (f *frameReader) jsonFrame() ([]byte, error) {
-	for {
-		if f.scanned == 0 {
-			for f.start < f.end && isJSONSpace(f.buf[f.start]) {
-				f.start++
-			}
-			if f.start < f.end && f.buf[f.start] != '{' {
-				return nil, decodeError{fmt.Errorf("watch event is not a JSON object: starts with %q", f.buf[f.start])}
-			}
-		}
-		n, ok, err := f.scanner.Scan(f.buf[f.start:f.end], f.scanned)
-		switch {
-		case err != nil:
-			return nil, decodeError{err}
-		case ok:
-			frame := f.buf[f.start : f.start+n]
-			f.start, f.scanned = f.start+n, 0
-			return frame, nil
-		}
-		f.scanned = f.end - f.start
-		if err := f.fill(f.end - f.start + 1); err != nil {
-			return nil, err
-		}
-	}
-}
-
-func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

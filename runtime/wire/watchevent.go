@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
-	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
 // protobufWatchEvent reads a metav1.WatchEvent in protobuf, as the
@@ -194,7 +192,7 @@ func jsonValueEnd(b []byte, i int) (int, error) {
 		}
 		return 0, errors.New("watch event: unterminated string")
 	case '{', '[':
-		var s jsoncodec.FrameScanner
+		var s frameScanner
 		switch n, ok, err := s.Scan(b[i:], 0); {
 		case err != nil:
 			return 0, err
