@@ -24,7 +24,6 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/ctrlgen/ctrlgen/builder"
-	"github.com/ctrlgen/ctrlgen/crdschema"
 	"github.com/ctrlgen/ctrlgen/generators"
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
 	"github.com/ctrlgen/ctrlgen/generators/gen"
@@ -240,12 +239,12 @@ func Plan(cfg Config) (*Changes, error) {
 	if err != nil {
 		return nil, err
 	}
-	project, err := r.build(prog)
-	if err != nil {
-		return nil, err
+	project, crdErr := r.build(prog)
+	if project == nil {
+		return nil, crdErr
 	}
 	files, err := r.generate(project)
-	if err != nil {
+	if err := errors.Join(err, crdErr); err != nil {
 		return nil, err
 	}
 	return r.emit(project, files)
@@ -262,8 +261,9 @@ type run struct {
 	outDir, module, outPkg string
 	ctrlDir, ctrlPkg       string
 	boilerplate            []byte
-	// crdErr is the CRDs' build error, reported with the generators'.
-	crdErr error
+	// crdDir and rbacDir are where the manifests go, absolute; "" when
+	// no generator writes them.
+	crdDir, rbacDir string
 }
 
 // prepare checks cfg's flags against each other and against the disk,
@@ -304,6 +304,12 @@ func prepare(cfg Config) (*run, error) {
 			return nil, errors.New("--generators has clientset but not applyconfiguration, and no apply configurations are there from an earlier run: the typed clients' Apply methods need them. Add applyconfiguration to --generators, or pass --with-applyconfig=false for clients without Apply (as client-gen without --apply-configuration-package, e.g. generate-groups.sh client,lister,informer)")
 		}
 	}
+	if r.needs.CRDs {
+		r.crdDir = cfg.abs(cmp.Or(cfg.CRDDir, DefaultCRDDir))
+	}
+	if r.needs.RBACDir {
+		r.rbacDir = cfg.abs(cmp.Or(cfg.RBACDir, DefaultRBACDir))
+	}
 	r.ctrlDir, r.ctrlPkg = controllersPackage(cfg.abs(cfg.ControllersDir), r.outDir, r.outPkg)
 	if r.boilerplate, err = readBoilerplate(cfg.BoilerplateFile, cfg.abs(cfg.BoilerplateFile)); err != nil {
 		return nil, err
@@ -339,7 +345,8 @@ func checkFlags(cfg Config) error {
 }
 
 // build reads the loaded packages into the project the generators read,
-// with what they need of it. Warnings go to Stderr.
+// with what they need of it. Warnings go to Stderr. As builder.Build, it
+// returns the project with the error when only the CRDs failed.
 func (r *run) build(prog *loader.Program) (*model.Project, error) {
 	cfg := r.cfg
 	project, warnings, err := builder.Build(prog, builder.Options{
@@ -362,29 +369,20 @@ func (r *run) build(prog *loader.Program) (*model.Project, error) {
 		ExternalApplyConfigurations: cfg.ExternalApplyConfigurations,
 		NoDeepCopies:                !r.needs.DeepCopies,
 		NoApplyConfigurationTypes:   !r.needs.ApplyConfigurationTypes,
+		CRDDir:                      r.crdDir,
+		RBACDir:                     r.rbacDir,
 		StrictMarkers:               cfg.StrictMarkers,
 	})
 	for _, w := range warnings {
 		fmt.Fprintln(cfg.Stderr, w)
 	}
-	if err != nil {
-		return nil, err
-	}
-	if r.needs.RBACDir {
-		project.RBACDir = cfg.abs(cmp.Or(cfg.RBACDir, DefaultRBACDir))
-	}
-	if r.needs.CRDs {
-		// A failure here is reported after the generators', which only
-		// read the model and run anyway.
-		r.crdErr = buildCRDs(cfg, prog, project)
-	}
-	return project, nil
+	return project, err
 }
 
 // generate runs the generators on project and formats their files.
 func (r *run) generate(project *model.Project) ([]output.File, error) {
 	genFiles, err := runGenerators(r.gens, project)
-	if err := errors.Join(err, r.crdErr); err != nil {
+	if err != nil {
 		return nil, err
 	}
 	return format(genFiles, project.Boilerplate)
@@ -408,28 +406,6 @@ func (r *run) emit(project *model.Project, files []output.File) (*Changes, error
 		return nil, err
 	}
 	return &Changes{Plan: plan, Files: files, Scope: scope}, nil
-}
-
-// buildCRDs fills the project's CRDs from the writable API packages: the
-// read-only ones (k8s.io/api given for its informers) are someone else's.
-func buildCRDs(cfg Config, prog *loader.Program, p *model.Project) error {
-	dir := cfg.CRDDir
-	if dir == "" {
-		dir = DefaultCRDDir
-	}
-	p.CRDDir = cfg.abs(dir)
-	var roots []string
-	for _, pkg := range p.Packages {
-		if !pkg.ReadOnly {
-			roots = append(roots, pkg.Path)
-		}
-	}
-	crds, err := crdschema.Build(prog, roots, crdschema.Options{Dir: p.CRDDir, PluralExceptions: cfg.PluralExceptions})
-	if err != nil {
-		return fmt.Errorf("crd: %w", err)
-	}
-	p.CRDs = crds
-	return nil
 }
 
 func printMarkers(w io.Writer) error {

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/mod/module"
 	"k8s.io/apimachinery/pkg/version"
 
+	"github.com/ctrlgen/ctrlgen/crdschema"
 	"github.com/ctrlgen/ctrlgen/internal/goname"
 	"github.com/ctrlgen/ctrlgen/loader"
 	"github.com/ctrlgen/ctrlgen/markers"
@@ -84,6 +85,11 @@ type Options struct {
 	// packages import: for runs whose generators do not use it (only the
 	// deepcopy and controller generators do).
 	NoDeepCopies bool
+	// CRDDir is where the CRDs go; "" leaves model.Project.CRDs out, and
+	// with them the reading of every type they reach.
+	CRDDir string
+	// RBACDir is where the manager's RBAC manifests go; "" for none.
+	RBACDir string
 	// NoApplyConfigurationTypes leaves model.Project.ApplyConfigurationTypes
 	// nil, and with it the walk through every type the kinds with an apply
 	// verb reach: for runs whose generators do not use it.
@@ -96,7 +102,9 @@ type Options struct {
 }
 
 // Build returns the project the loaded packages describe, and warnings.
-// The error lists every marker problem, each with its file:line.
+// The error lists every marker problem, each with its file:line. When
+// only the CRDs fail, the project comes with the error, complete but for
+// its CRDs, so that a run can report what the generators make of it too.
 func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagnostic, error) {
 	return buildPackages(prog, prog.Roots, opts)
 }
@@ -175,8 +183,31 @@ func buildPackages(prog *loader.Program, pkgs []*loader.Package, opts Options) (
 	if len(b.errs) > 0 {
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
-	p.RBACRules = b.rbac
+	p.RBACRules, p.RBACDir = b.rbac, opts.RBACDir
+	if opts.CRDDir != "" {
+		if err := b.crds(p); err != nil {
+			return p, b.warnings, err
+		}
+	}
 	return p, b.warnings, nil
+}
+
+// crds builds the CRDs of the writable API packages: the read-only ones
+// (k8s.io/api given for its informers) are someone else's.
+func (b *builder) crds(p *model.Project) error {
+	var roots []string
+	for _, pkg := range p.Packages {
+		if !pkg.ReadOnly {
+			roots = append(roots, pkg.Path)
+		}
+	}
+	crds, err := crdschema.Build(b.prog, roots, crdschema.Options{Dir: b.opts.CRDDir,
+		Plural: func(kind string) string { return strings.ToLower(b.goPlural(kind, false)) }})
+	if err != nil {
+		return fmt.Errorf("crd: %w", err)
+	}
+	p.CRDs, p.CRDDir = crds, b.opts.CRDDir
+	return nil
 }
 
 // findUserExpansions sets HasClientExpansion and HasListerExpansion from

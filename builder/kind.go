@@ -251,12 +251,7 @@ func (b *builder) typeRef(pos token.Position, a *apiPackage, kind string, tn mar
 // +resourceName or +kubebuilder:resource:path names it; those change the
 // REST path only, as +resourceName does in client-gen.
 func (b *builder) plural(m markers.Set, pos token.Position, kind, path string, builtin bool) (string, string) {
-	exceptions := b.opts.PluralExceptions
-	if exceptions == nil || builtin {
-		exceptions = maps.Clone(plural.DefaultExceptions)
-		maps.Copy(exceptions, b.opts.PluralExceptions)
-	}
-	goPlural := goname.UpperFirst(plural.Of(kind, exceptions))
+	goPlural := b.goPlural(kind, builtin)
 	resource, hasName := markers.ResourceName.Get(m)
 	switch {
 	case hasName && path != "" && path != resource:
@@ -268,6 +263,17 @@ func (b *builder) plural(m markers.Set, pos token.Position, kind, path string, b
 		resource = strings.ToLower(goPlural)
 	}
 	return resource, goPlural
+}
+
+// goPlural is kind's plural with the run's exceptions, or, for a kind of
+// k8s.io/api, with the default ones too: "Endpoints".
+func (b *builder) goPlural(kind string, builtin bool) string {
+	exceptions := b.opts.PluralExceptions
+	if exceptions == nil || builtin {
+		exceptions = maps.Clone(plural.DefaultExceptions)
+		maps.Copy(exceptions, b.opts.PluralExceptions)
+	}
+	return goname.UpperFirst(plural.Of(kind, exceptions))
 }
 
 func (b *builder) controller(m markers.Set, pos token.Position) *model.Controller {

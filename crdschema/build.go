@@ -23,10 +23,10 @@ const metav1 = "k8s.io/apimachinery/pkg/apis/meta/v1"
 type Options struct {
 	// Dir is the directory of the manifests: <Dir>/<group>_<plural>.yaml.
 	Dir string
-	// PluralExceptions are as the clients' (nil means
-	// plural.DefaultExceptions); a kind's plural is the one its typed
-	// client uses, so that client and CRD agree.
-	PluralExceptions map[string]string
+	// Plural is a kind's resource name before +kubebuilder:resource:path,
+	// the one its typed client uses, so that client and CRD agree; nil
+	// means plural.Of with plural.DefaultExceptions, in lower case.
+	Plural func(kind string) string
 }
 
 // Build returns the CRD of every root kind in the packages roots (import
@@ -203,11 +203,12 @@ func isRootKind(s *schemas, t *typeInfo) bool {
 }
 
 func newCRD(group, kind string, opts Options, t *typeInfo) *model.CRD {
-	exceptions := opts.PluralExceptions
-	if exceptions == nil {
-		exceptions = plural.DefaultExceptions
+	var pl string
+	if opts.Plural != nil {
+		pl = opts.Plural(kind)
+	} else {
+		pl = strings.ToLower(plural.Of(kind, plural.DefaultExceptions))
 	}
-	pl := strings.ToLower(plural.Of(kind, exceptions))
 	if name, ok := markers.ResourceName.Get(t.load().markers); ok {
 		pl = name
 	}
