@@ -23,16 +23,16 @@ import (
 
 	"golang.org/x/mod/modfile"
 
-	"github.com/ctrlgen/ctrlgen/builder"
 	"github.com/ctrlgen/ctrlgen/generators"
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
 	"github.com/ctrlgen/ctrlgen/generators/gen"
 	"github.com/ctrlgen/ctrlgen/generators/register"
+	"github.com/ctrlgen/ctrlgen/internal/builder"
 	"github.com/ctrlgen/ctrlgen/internal/genfile"
-	"github.com/ctrlgen/ctrlgen/loader"
-	"github.com/ctrlgen/ctrlgen/markers"
-	"github.com/ctrlgen/ctrlgen/model"
-	"github.com/ctrlgen/ctrlgen/output"
+	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
+	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/output"
 )
 
 // Config is one run.

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/ctrlgen/ctrlgen"
-	"github.com/ctrlgen/ctrlgen/builder"
+	"github.com/ctrlgen/ctrlgen/internal/builder"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
-	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // kubeAPIModule is a module that requires k8s.io/api, the input of the

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // ParseArgs reads a command line: flags and packages, in any order.

@@ -5,7 +5,7 @@ package generators
 
 import (
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // Generator produces one kind of output for a whole project.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/ctrlgen/ctrlgen"
 	"github.com/ctrlgen/ctrlgen/generators/jsondecode"
+	"github.com/ctrlgen/ctrlgen/internal/output"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
-	"github.com/ctrlgen/ctrlgen/output"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected trees under testdata/<case>/out")

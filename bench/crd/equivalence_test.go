@@ -20,9 +20,9 @@ import (
 	cgmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 	"sigs.k8s.io/yaml"
 
-	"github.com/ctrlgen/ctrlgen/crdschema"
 	ctrlgencrd "github.com/ctrlgen/ctrlgen/generators/crd"
-	"github.com/ctrlgen/ctrlgen/loader"
+	"github.com/ctrlgen/ctrlgen/internal/crdschema"
+	"github.com/ctrlgen/ctrlgen/internal/loader"
 )
 
 // Input is a set of API packages both tools read, from Dir.

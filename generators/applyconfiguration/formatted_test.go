@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
-	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // TestWrittenAsGofmt: the apply configurations are written formatted

@@ -11,8 +11,8 @@ import (
 	"go.yaml.in/yaml/v2"
 	"sigs.k8s.io/structured-merge-diff/v6/schema"
 
-	"github.com/ctrlgen/ctrlgen/model"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // This file derives the structured-merge-diff schema of the kinds from

@@ -9,8 +9,8 @@ import (
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
 	"github.com/ctrlgen/ctrlgen/internal/goname"
-	"github.com/ctrlgen/ctrlgen/model"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // typeWriter writes one type's apply configuration, as

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // utils writes applyconfiguration/utils.go: ForKind over every apply

@@ -13,7 +13,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/generators/gen"
 	"github.com/ctrlgen/ctrlgen/generators/jsondecode"
 	"github.com/ctrlgen/ctrlgen/generators/tmpl"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // Generator is the "clientset" generator.

@@ -11,8 +11,8 @@ import (
 	"sync"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 	"github.com/ctrlgen/ctrlgen/internal/yamlemit"
-	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // Generator is the "crd" generator.

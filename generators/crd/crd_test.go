@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v2"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // reference is how sigs.k8s.io/yaml writes c, and so controller-gen: JSON,

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/ctrlgen/ctrlgen/internal/model"
 	"github.com/ctrlgen/ctrlgen/internal/yamlemit"
-	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // The tree of a CRD is the value json.Marshal gives it, read back as

@@ -3,7 +3,7 @@ package deepcopy
 import (
 	"fmt"
 
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // generateFor writes the body that copies *in to *out for a value of type

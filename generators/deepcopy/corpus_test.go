@@ -17,8 +17,8 @@ import (
 
 	"github.com/ctrlgen/ctrlgen"
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
+	"github.com/ctrlgen/ctrlgen/internal/output"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
-	"github.com/ctrlgen/ctrlgen/output"
 )
 
 // TestMatchesDeepcopyGen regenerates the deep copies that k8s.io/api and

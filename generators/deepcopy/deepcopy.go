@@ -24,8 +24,8 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/model"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // FileName is the file written next to the types.

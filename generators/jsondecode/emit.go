@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // RuntimePkg is the package the generated decoders run on.

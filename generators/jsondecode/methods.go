@@ -3,7 +3,7 @@ package jsondecode
 import (
 	"slices"
 
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // unmarshaler is what encoding/json finds on a pointer to a type.

@@ -2,7 +2,7 @@ package jsondecode
 
 import (
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 const metav1 = "k8s.io/apimachinery/pkg/apis/meta/v1"

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ctrlgen/ctrlgen/loader"
-	"github.com/ctrlgen/ctrlgen/output"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/output"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 var update = flag.Bool("update", false, "rewrite runtime/jsoncodec/"+ShippedFileName)

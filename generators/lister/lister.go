@@ -6,7 +6,7 @@ package lister
 import (
 	"github.com/ctrlgen/ctrlgen/generators/gen"
 	"github.com/ctrlgen/ctrlgen/generators/tmpl"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // Generator is the "lister" generator.

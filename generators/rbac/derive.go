@@ -1,6 +1,6 @@
 package rbac
 
-import "github.com/ctrlgen/ctrlgen/model"
+import "github.com/ctrlgen/ctrlgen/internal/model"
 
 // Derive returns the rules the project's controllers need, from what the
 // generated wiring and the runtime under it do; ctrlgen cannot see what

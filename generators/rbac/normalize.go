@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // Roles sorts rules into roles and normalizes each as controller-gen v0.23

@@ -15,7 +15,7 @@ import (
 	"go.yaml.in/yaml/v2"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // Object names, kubebuilder v4's. Namespace is its placeholder namespace,

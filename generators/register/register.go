@@ -10,7 +10,7 @@ import (
 	"text/template"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // FileName is the file written next to the types.

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 func TestVersionedAlias(t *testing.T) {

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/internal/goname"
-	"github.com/ctrlgen/ctrlgen/markers"
-	"github.com/ctrlgen/ctrlgen/model"
-	"github.com/ctrlgen/ctrlgen/plural"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
+	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/plural"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // kind builds the Kind of a +genclient type, following client-gen,

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ctrlgen/ctrlgen/markers"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // schemas builds the schema of each Go type, as controller-gen's first

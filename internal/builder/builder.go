@@ -20,12 +20,12 @@ import (
 	"golang.org/x/mod/module"
 	"k8s.io/apimachinery/pkg/version"
 
-	"github.com/ctrlgen/ctrlgen/crdschema"
+	"github.com/ctrlgen/ctrlgen/internal/crdschema"
 	"github.com/ctrlgen/ctrlgen/internal/goname"
-	"github.com/ctrlgen/ctrlgen/loader"
-	"github.com/ctrlgen/ctrlgen/markers"
-	"github.com/ctrlgen/ctrlgen/model"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
+	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // Options are the parts of a project that do not come from markers.

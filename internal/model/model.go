@@ -3,7 +3,7 @@
 // is computed once here, by the builder, and templates only read fields.
 package model
 
-import "github.com/ctrlgen/ctrlgen/typegraph"
+import "github.com/ctrlgen/ctrlgen/internal/typegraph"
 
 // Project is one ctrlgen run.
 type Project struct {

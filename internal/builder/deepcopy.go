@@ -4,9 +4,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctrlgen/ctrlgen/markers"
-	"github.com/ctrlgen/ctrlgen/model"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
+	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 var runtimeObject = markers.TypeName{Pkg: "k8s.io/apimachinery/pkg/runtime", Name: "Object"}

@@ -1,6 +1,6 @@
 package model
 
-import "github.com/ctrlgen/ctrlgen/typegraph"
+import "github.com/ctrlgen/ctrlgen/internal/typegraph"
 
 // Register is what a package's zz_generated.register.go declares: the
 // register-gen identifiers the package does not declare itself.

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctrlgen/ctrlgen/model"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 const (

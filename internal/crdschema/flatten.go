@@ -7,7 +7,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // resolved returns the schema of the named type with every reference

@@ -3,8 +3,8 @@ package builder
 import (
 	"fmt"
 
-	"github.com/ctrlgen/ctrlgen/loader"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // The ctrlgen module ships informers and listers for every group version

@@ -11,8 +11,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/ctrlgen/ctrlgen/markers"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // rule applies one marker definition's values to a schema. Rules run in

@@ -1,6 +1,6 @@
 package crdschema
 
-import "github.com/ctrlgen/ctrlgen/model"
+import "github.com/ctrlgen/ctrlgen/internal/model"
 
 // knownSchema is the schema controller-gen v0.23.0 hard-codes for some
 // apimachinery and apiextensions types (its KnownPackages) instead of

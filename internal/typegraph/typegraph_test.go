@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/ctrlgen/ctrlgen/loader"
+	"github.com/ctrlgen/ctrlgen/internal/loader"
 )
 
 func program(t *testing.T, files map[string]string) *loader.Program {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ctrlgen/ctrlgen/loader"
+	"github.com/ctrlgen/ctrlgen/internal/loader"
 )
 
 // Source provides parsed packages by import path.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctrlgen/ctrlgen/internal/markers"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
-	"github.com/ctrlgen/ctrlgen/markers"
-	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // buildControllers builds a module of files whose controllers go under

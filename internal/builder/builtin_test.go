@@ -4,9 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
-	"github.com/ctrlgen/ctrlgen/loader"
-	"github.com/ctrlgen/ctrlgen/model"
 )
 
 // shipped builds the models of k8s.io/api packages as the shipped tree

@@ -13,9 +13,9 @@ import (
 
 	"github.com/ctrlgen/ctrlgen/internal/genfile"
 	"github.com/ctrlgen/ctrlgen/internal/goname"
-	"github.com/ctrlgen/ctrlgen/markers"
-	"github.com/ctrlgen/ctrlgen/model"
-	"github.com/ctrlgen/ctrlgen/typegraph"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
+	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // controllers fills the controller fields of every +ctrlgen:controller

@@ -18,8 +18,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/ctrlgen/ctrlgen/loader"
-	"github.com/ctrlgen/ctrlgen/markers"
+	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
 )
 
 // index holds the packages read so far, by import path.

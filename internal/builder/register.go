@@ -6,9 +6,9 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/ctrlgen/ctrlgen/loader"
-	"github.com/ctrlgen/ctrlgen/markers"
-	"github.com/ctrlgen/ctrlgen/model"
+	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
+	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
 // declared returns the package-level names the package's files declare
