@@ -24,6 +24,8 @@ import (
 	"golang.org/x/mod/modfile"
 
 	"github.com/ctrlgen/ctrlgen/generators"
+	"github.com/ctrlgen/ctrlgen/generators/applyconfiguration"
+	"github.com/ctrlgen/ctrlgen/generators/clientset"
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
 	"github.com/ctrlgen/ctrlgen/generators/gen"
 	"github.com/ctrlgen/ctrlgen/generators/register"
@@ -294,7 +296,7 @@ func prepare(cfg Config) (*run, error) {
 	if r.module, r.outPkg, err = outputPackage(r.outDir, cfg.OutputPkg); err != nil {
 		return nil, err
 	}
-	if slices.Contains(cfg.Generators, "clientset") && !slices.Contains(cfg.Generators, "applyconfiguration") && !cfg.NoApplyConfig && cfg.ApplyConfigurationPkg == "" {
+	if named(cfg, clientset.Generator{}) && !named(cfg, applyconfiguration.Generator{}) && !cfg.NoApplyConfig && cfg.ApplyConfigurationPkg == "" {
 		// The clients' Apply methods take the apply configurations, which
 		// this run would neither write nor be told of, and no earlier run
 		// wrote. client-gen leaves Apply out then; ctrlgen's clients have
@@ -317,19 +319,22 @@ func prepare(cfg Config) (*run, error) {
 	return r, nil
 }
 
+// named reports whether --generators names g.
+func named(cfg Config, g generators.Generator) bool { return slices.Contains(cfg.Generators, g.Name()) }
+
 // checkFlags reports flags that contradict each other or the
 // generators asked for by name.
 func checkFlags(cfg Config) error {
-	if cfg.VersionedClientsetPkg != "" && slices.Contains(cfg.Generators, "clientset") {
+	if cfg.VersionedClientsetPkg != "" && named(cfg, clientset.Generator{}) {
 		return fmt.Errorf("--versioned-clientset-package %s names the clientset to use: the clientset generator would generate none; leave it out of --generators", cfg.VersionedClientsetPkg)
 	}
 	if err := checkClientsetNames(cfg); err != nil {
 		return err
 	}
-	if cfg.ApplyConfigurationPkg != "" && slices.Contains(cfg.Generators, "applyconfiguration") {
+	if cfg.ApplyConfigurationPkg != "" && named(cfg, applyconfiguration.Generator{}) {
 		return fmt.Errorf("--apply-configuration-package %s names the apply configurations to use: the applyconfiguration generator would generate none; leave it out of --generators", cfg.ApplyConfigurationPkg)
 	}
-	if cfg.NoApplyConfig && slices.Contains(cfg.Generators, "applyconfiguration") {
+	if cfg.NoApplyConfig && named(cfg, applyconfiguration.Generator{}) {
 		return errors.New("--with-applyconfig=false turns the applyconfiguration generator off; leave it out of --generators")
 	}
 	if cfg.ExternalApplyConfigurations != nil && (cfg.NoApplyConfig || cfg.ApplyConfigurationPkg != "") {
