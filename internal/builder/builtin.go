@@ -2,6 +2,7 @@ package builder
 
 import (
 	"fmt"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/ctrlgen/ctrlgen/internal/loader"
 	"github.com/ctrlgen/ctrlgen/internal/model"
@@ -41,7 +42,7 @@ type builtinResult struct {
 
 // builtinKind finds gvk in the shipped model of pkg, the k8s.io/api
 // package of its group version; nil when pkg has no such kind.
-func (b *builder) builtinKind(pkg string, gvk model.GroupVersionKind) (*model.Kind, *model.Project, error) {
+func (b *builder) builtinKind(pkg string, gvk schema.GroupVersionKind) (*model.Kind, *model.Project, error) {
 	r, ok := b.builtin[pkg]
 	if !ok {
 		r.p, r.err = b.shippedModel(pkg)
@@ -109,7 +110,7 @@ var builtinPackages = map[string]string{
 
 // builtinPackage is the k8s.io/api package that declares gvk's group
 // version, when its group is one of k8s.io/api's.
-func builtinPackage(gvk model.GroupVersionKind) (string, bool) {
+func builtinPackage(gvk schema.GroupVersionKind) (string, bool) {
 	dir, ok := builtinPackages[gvk.Group]
 	if !ok {
 		return "", false

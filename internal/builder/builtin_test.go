@@ -1,6 +1,7 @@
 package builder
 
 import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"path/filepath"
 	"testing"
 
@@ -34,7 +35,7 @@ func TestBuiltinPackages(t *testing.T) {
 			continue
 		}
 		n++
-		gvk := model.GroupVersionKind{Group: pkg.Version.Group.Name, Version: pkg.Version.Name}
+		gvk := schema.GroupVersionKind{Group: pkg.Version.Group.Name, Version: pkg.Version.Name}
 		if got, ok := builtinPackage(gvk); !ok || got != pkg.Path {
 			t.Errorf("group %q version %s: builtinPackage gives %q, %v; want %s", gvk.Group, gvk.Version, got, ok, pkg.Path)
 		}
@@ -42,7 +43,7 @@ func TestBuiltinPackages(t *testing.T) {
 	if n < 50 {
 		t.Errorf("only %d group versions in k8s.io/api", n)
 	}
-	if got, ok := builtinPackage(model.GroupVersionKind{Group: "example.com", Version: "v1"}); ok {
+	if got, ok := builtinPackage(schema.GroupVersionKind{Group: "example.com", Version: "v1"}); ok {
 		t.Errorf("a custom group maps to %s", got)
 	}
 }

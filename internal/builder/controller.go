@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -31,11 +32,11 @@ func (b *builder) controllers(p *model.Project) {
 		b.errorf(kinds[0].Controller.Pos, "cannot tell the import path of the controllers directory %s: put it in a Go module, or inside --output-dir", p.ControllersDir)
 		return
 	}
-	byGVK := map[model.GroupVersionKind]*model.Kind{}
+	byGVK := map[schema.GroupVersionKind]*model.Kind{}
 	for _, g := range p.Groups {
 		for _, v := range g.Versions {
 			for _, k := range v.Kinds {
-				byGVK[model.GroupVersionKind{Group: g.Name, Version: v.Name, Kind: k.Name}] = k
+				byGVK[schema.GroupVersionKind{Group: g.Name, Version: v.Name, Kind: k.Name}] = k
 			}
 		}
 	}
@@ -58,7 +59,7 @@ func (b *builder) controllers(p *model.Project) {
 		if c.Finalizer != "" && !k.Has(model.VerbUpdate) {
 			b.errorf(c.Pos, "+ctrlgen:controller:finalizer on %s needs the update verb, to add and remove the finalizer", k.Name)
 		}
-		owned := map[model.GroupVersionKind]bool{}
+		owned := map[schema.GroupVersionKind]bool{}
 		for _, o := range c.Owns {
 			if owned[o.GVK] {
 				b.errorf(o.Pos, "%s/%s.%s is owned twice", groupOrCore(o.GVK.Group), o.GVK.Version, o.GVK.Kind)
@@ -425,7 +426,7 @@ func gvkString(k *model.Kind) string {
 
 // packageHint names the package that declares gvk, a kind of no built-in
 // group (those come from the shipped tree).
-func packageHint(gvk model.GroupVersionKind) string {
+func packageHint(gvk schema.GroupVersionKind) string {
 	switch gvk.Group {
 	case "apiextensions.k8s.io":
 		return "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/" + gvk.Version

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"go/token"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"regexp"
 	"strings"
 )
@@ -347,14 +348,9 @@ func resource(arg string) (ResourceSpec, error) {
 	return r, err
 }
 
-// GroupVersionKind names a kind. Group is empty for the core group.
-type GroupVersionKind struct {
-	Group, Version, Kind string
-}
-
 // Owns is a "+ctrlgen:controller:owns=" value.
 type Owns struct {
-	GroupVersionKind
+	schema.GroupVersionKind
 	// Adopt is the path of the owner's label selector field, as written
 	// ("spec.selector"), when the owner adopts orphans.
 	Adopt string
@@ -383,8 +379,8 @@ func owns(arg string) (Owns, error) {
 	return o, nil
 }
 
-func groupVersionKind(arg string) (GroupVersionKind, error) {
-	var gvk GroupVersionKind
+func groupVersionKind(arg string) (schema.GroupVersionKind, error) {
+	var gvk schema.GroupVersionKind
 	v, err := String(arg)
 	if err != nil {
 		return gvk, err
@@ -406,7 +402,7 @@ func groupVersionKind(arg string) (GroupVersionKind, error) {
 	if !IsVersion(version) {
 		return gvk, fmt.Errorf("version %q is not like v1, v1beta1 or v2alpha1", version)
 	}
-	return GroupVersionKind{Group: group, Version: version, Kind: kind}, nil
+	return schema.GroupVersionKind{Group: group, Version: version, Kind: kind}, nil
 }
 
 func finalizer(arg string) (string, error) {

@@ -3,6 +3,7 @@ package markers
 import (
 	"go/parser"
 	"go/token"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"reflect"
 	"strings"
 	"testing"
@@ -159,9 +160,9 @@ func TestCollectRepeats(t *testing.T) {
 
 func TestOwns(t *testing.T) {
 	for in, want := range map[string]Owns{
-		"=apps/v1.Deployment":                       {GroupVersionKind{"apps", "v1", "Deployment"}, ""},
-		"=core/v1.ConfigMap,adopt=spec.selector":    {GroupVersionKind{"", "v1", "ConfigMap"}, "spec.selector"},
-		"=crd.example.com/v1.Foo,adopt=Spec.Select": {GroupVersionKind{"crd.example.com", "v1", "Foo"}, "Spec.Select"},
+		"=apps/v1.Deployment":                       {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, ""},
+		"=core/v1.ConfigMap,adopt=spec.selector":    {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "ConfigMap"}, "spec.selector"},
+		"=crd.example.com/v1.Foo,adopt=Spec.Select": {schema.GroupVersionKind{Group: "crd.example.com", Version: "v1", Kind: "Foo"}, "Spec.Select"},
 	} {
 		got, err := owns(in)
 		if err != nil || got != want {
@@ -180,11 +181,11 @@ func TestOwns(t *testing.T) {
 }
 
 func TestGroupVersionKind(t *testing.T) {
-	for in, want := range map[string]GroupVersionKind{
-		"=apps/v1.Deployment":          {"apps", "v1", "Deployment"},
-		"=v1.ConfigMap":                {"", "v1", "ConfigMap"},
-		"=core/v1.Pod":                 {"", "v1", "Pod"},
-		"=crd.example.com/v1beta1.Foo": {"crd.example.com", "v1beta1", "Foo"},
+	for in, want := range map[string]schema.GroupVersionKind{
+		"=apps/v1.Deployment":          {Group: "apps", Version: "v1", Kind: "Deployment"},
+		"=v1.ConfigMap":                {Group: "", Version: "v1", Kind: "ConfigMap"},
+		"=core/v1.Pod":                 {Group: "", Version: "v1", Kind: "Pod"},
+		"=crd.example.com/v1beta1.Foo": {Group: "crd.example.com", Version: "v1beta1", Kind: "Foo"},
 	} {
 		got, err := groupVersionKind(in)
 		if err != nil || got != want {

@@ -1,6 +1,9 @@
 package model
 
-import "go/token"
+import (
+	"go/token"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
 
 // This file holds what the controller generator needs: a kind's
 // "+ctrlgen:controller" configuration, and the names and decisions the
@@ -85,7 +88,7 @@ type Kube struct {
 // Owned is one "+ctrlgen:controller:owns=" kind.
 type Owned struct {
 	// GVK is what the marker names.
-	GVK GroupVersionKind
+	GVK schema.GroupVersionKind
 	// Pos is where the marker is.
 	Pos token.Position
 	// Kind is the owned kind, found among the run's kinds, so that it has

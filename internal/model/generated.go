@@ -54,8 +54,3 @@ type DeepCopyType struct {
 	// NonPointerInterfaces puts those methods on the value receiver.
 	NonPointerInterfaces bool
 }
-
-// GroupVersionKind names a kind; Group is empty for the core group.
-type GroupVersionKind struct {
-	Group, Version, Kind string
-}
