@@ -247,12 +247,12 @@ type Set struct {
 }
 
 // NewSet returns an empty set for p; it fails at once when the names
-// model.DeriveClientNames fills are missing.
+// builder.DeriveClientNames fills are missing.
 func NewSet(p *model.Project) *Set {
 	s := &Set{p: p}
 	for _, g := range p.Groups {
 		if g.APIPath == "" {
-			s.err = fmt.Errorf("model: group %q has no client names: model.DeriveClientNames was not called", g.Name)
+			s.err = fmt.Errorf("model: group %q has no client names: builder.DeriveClientNames was not called", g.Name)
 		}
 	}
 	return s

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctrlgen/ctrlgen/generators/gen"
+	"github.com/ctrlgen/ctrlgen/internal/builder"
 	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
@@ -36,7 +37,7 @@ func demo() (*model.Project, *model.Kind) {
 	v.Kinds = []*model.Kind{k}
 	g.Versions = []*model.Version{v}
 	p.Groups = []*model.Group{g}
-	model.DeriveClientNames(p)
+	builder.DeriveClientNames(p)
 	return p, k
 }
 

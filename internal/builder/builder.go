@@ -166,7 +166,7 @@ func buildPackages(prog *loader.Program, pkgs []*loader.Package, opts Options) (
 	if len(b.errs) > 0 {
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
-	model.DeriveClientNames(p)
+	DeriveClientNames(p)
 	p.TypeConverterPkg = typeConverterPkg(p)
 	if model.GeneratesApplyConfigurations(p) && !opts.NoApplyConfigurationTypes {
 		var err error

@@ -5,45 +5,6 @@ import (
 	"testing"
 )
 
-func TestDeriveClientNames(t *testing.T) {
-	core := &Group{Name: "", GoName: "Core", PackageName: "core"}
-	apps := &Group{Name: "apps", GoName: "Apps", PackageName: "apps"}
-	v := &Version{Group: apps, Name: "v1", GoName: "V1", TypesAlias: "appsv1", GroupVersionGoName: "AppsV1"}
-	rs := &Kind{Version: v, Name: "ReplicaSet", Plural: "replicasets", PluralGoName: "ReplicaSets",
-		Methods: []*Method{{Name: "GetScale", Verb: VerbGet, Input: TypeRef{Name: "Scale"}}}}
-	typ := &Kind{Version: v, Name: "Type", Plural: "types", PluralGoName: "Types"}
-	sch := &Kind{Version: v, Name: "Scheme", Plural: "schemes", PluralGoName: "Schemes"}
-	v.Kinds = []*Kind{rs, typ, sch}
-	apps.Versions = []*Version{v}
-	cv := &Version{Group: core, Name: "v1", TypesAlias: "corev1", GroupVersionGoName: "CoreV1"}
-	pod := &Kind{Version: cv, Name: "Pod", Plural: "pods", PluralGoName: "Pods"}
-	cv.Kinds = []*Kind{pod}
-	core.Versions = []*Version{cv}
-	p := &Project{Groups: []*Group{core, apps}}
-	DeriveClientNames(p)
-
-	for _, c := range []struct{ got, want string }{
-		{core.APIPath, "/api"},
-		{apps.APIPath, "/apis"},
-		{v.ClientsetField, "appsV1"},
-		{v.TypedClientAlias, "typedappsv1"},
-		{v.TypedClientFakeAlias, "fakeappsv1"},
-		{v.ListerAlias, "listersappsv1"},
-		{rs.FileName, "replicaset"},
-		{rs.LowerPluralGoName, "replicaSets"},
-		{rs.VarName, "replicaSet"},
-		{rs.QualifiedResource, "replicasets.v1.apps"},
-		{rs.Methods[0].InputVar, "scale"},
-		{typ.VarName, "typeObj"},   // keyword
-		{sch.VarName, "schemeObj"}, // import alias
-		{pod.QualifiedResource, "pods.v1"},
-	} {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
-	}
-}
-
 func TestSelections(t *testing.T) {
 	g := &Group{Name: "g"}
 	v1 := &Version{Group: g, Name: "v1"}

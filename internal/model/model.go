@@ -109,7 +109,7 @@ type Group struct {
 	// Versions sorted by kube-aware version priority (v1 > v1beta1 > v1alpha1), as client-gen.
 	Versions []*Version
 
-	// Client names, filled by DeriveClientNames (clientnames.go).
+	// Client names, filled by builder.DeriveClientNames.
 
 	// APIPath is the REST prefix the typed clients use: "/apis"; "/api"
 	// for the core group.
@@ -159,7 +159,7 @@ type Version struct {
 	// kube_codegen.sh give it to client-gen.
 	GroupClient bool
 
-	// Client names, filled by DeriveClientNames (clientnames.go).
+	// Client names, filled by builder.DeriveClientNames.
 
 	// ClientsetField is the Clientset's field for this version: "crddemoV1".
 	ClientsetField string
@@ -238,7 +238,7 @@ type Kind struct {
 	// Controller is set by "+ctrlgen:controller"; nil without it.
 	Controller *Controller
 
-	// Client names, filled by DeriveClientNames (clientnames.go).
+	// Client names, filled by builder.DeriveClientNames.
 
 	// FileName is the lower-case kind, the base of its generated files:
 	// "replicaset" → replicaset.go, fake_replicaset.go.
