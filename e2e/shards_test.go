@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 )
 
-// reconcileSpan is one line of a --reconcile-trace-file.
+// reconcileSpan is one line of the mydemo command's --reconcile-trace-file.
 type reconcileSpan struct {
 	process    string
 	key        string

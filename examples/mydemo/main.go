@@ -11,10 +11,12 @@
 // --leader-elect*, --metrics-bind-address (default :8443),
 // --metrics-secure (default true: HTTPS, and only for tokens allowed to
 // get /metrics; false for plain HTTP), --metrics-cert-dir/-name/-key,
-// --health-probe-bind-address (default :8081), --kube-api-qps/burst) and
-// klog's (-v, --logtostderr, ...). SIGINT or SIGTERM stops it gracefully:
-// in-flight reconciles finish and the leader Lease is released; a second
-// signal exits at once.
+// --health-probe-bind-address (default :8081), --kube-api-qps/burst),
+// klog's (-v, --logtostderr, ...), and its own --reconcile-trace-file (a
+// line per reconcile, which e2e/shards_test.go reads to check that no
+// Mydemo is reconciled by two --shards processes at once). SIGINT or
+// SIGTERM stops it gracefully: in-flight reconciles finish and the leader
+// Lease is released; a second signal exits at once.
 //
 // config/default deploys it (kustomize build config/default), from the
 // image Dockerfile builds.
@@ -25,30 +27,67 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
+	"io"
 	"os"
+	"sync"
 
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
+	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 )
 
 func main() {
-	opts, _ := parseFlags(flag.CommandLine, os.Args[1:]) // flag.CommandLine exits on a bad flag
-
-	manager.Register(mydemo.ControllerName, mydemo.Init)
-	if err := manager.New(opts).RunWithSignals(context.Background()); err != nil {
+	f, _ := parseFlags(flag.CommandLine, os.Args[1:]) // flag.CommandLine exits on a bad flag
+	if err := run(f); err != nil {
 		klog.ErrorS(err, "mydemo controller manager failed")
 		klog.FlushAndExit(klog.ExitFlushTimeout, 1)
 	}
 	klog.Flush()
 }
 
-// parseFlags reads the manager's and klog's flags from args into fs.
-func parseFlags(fs *flag.FlagSet, args []string) (manager.Options, error) {
-	opts := manager.DefaultOptions()
-	opts.LeaderElectionID = "mydemo-controller"
+// flags are the manager's options and this command's own.
+type flags struct {
+	manager.Options
+	reconcileTraceFile string
+}
+
+// parseFlags reads the manager's, klog's and this command's flags from
+// args into fs.
+func parseFlags(fs *flag.FlagSet, args []string) (flags, error) {
+	f := flags{Options: manager.DefaultOptions()}
+	f.LeaderElectionID = "mydemo-controller"
 	klog.InitFlags(fs)
-	opts.AddFlags(fs)
-	return opts, fs.Parse(args)
+	f.AddFlags(fs)
+	fs.StringVar(&f.reconcileTraceFile, "reconcile-trace-file", "", "Append a line per reconcile (controller, namespace/name, start and end in Unix ns) to this file.")
+	err := fs.Parse(args)
+	return f, err
+}
+
+func run(f flags) error {
+	ctx := context.Background()
+	if f.reconcileTraceFile != "" {
+		file, err := os.OpenFile(f.reconcileTraceFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("reconcile trace: %w", err)
+		}
+		defer file.Close()
+		ctx = controller.WithReconcileObserver(ctx, traceReconciles(file))
+	}
+	manager.Register(mydemo.ControllerName, mydemo.Init)
+	return manager.New(f.Options).RunWithSignals(ctx)
+}
+
+// traceReconciles writes a line per reconcile to w: "<controller>
+// <namespace>/<name> <start> <end>", the times in Unix nanoseconds. Each
+// line is written at once, so a killed process leaves whole lines.
+func traceReconciles(w io.Writer) func(controller.Reconciled) {
+	var mu sync.Mutex
+	return func(r controller.Reconciled) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(w, "%s %s %d %d\n", r.Controller, r.Key, r.Start.UnixNano(), r.End.UnixNano())
+	}
 }

@@ -200,7 +200,7 @@ func (c *Controller[T]) Run(ctx context.Context, workers int) error {
 	logger.Info("Starting workers", "count", workers)
 	c.metrics.maxWorkers.Set(float64(workers))
 
-	w := worker[T]{c: c, q: q, shards: shards, trace: traceFrom(ctx)}
+	w := worker[T]{c: c, q: q, shards: shards, observe: observerFrom(ctx)}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
@@ -218,10 +218,10 @@ func (c *Controller[T]) Run(ctx context.Context, workers int) error {
 
 // worker is what Run's workers share.
 type worker[T cache.Object] struct {
-	c      *Controller[T]
-	q      workqueue.RateLimiting[cache.ObjectName]
-	shards Shards
-	trace  *ReconcileTrace
+	c       *Controller[T]
+	q       workqueue.RateLimiting[cache.ObjectName]
+	shards  Shards
+	observe func(Reconciled)
 }
 
 func (w worker[T]) processNextWorkItem(ctx context.Context) bool {
@@ -247,8 +247,8 @@ func (w worker[T]) processNextWorkItem(ctx context.Context) bool {
 	end := time.Now()
 	c.metrics.reconcileTime.Observe(end.Sub(start).Seconds())
 	c.metrics.activeWorkers.Dec()
-	if w.trace != nil {
-		w.trace.record(c.opts.Name, key, start, end)
+	if w.observe != nil {
+		w.observe(Reconciled{Controller: c.opts.Name, Key: key, Start: start, End: end, Err: err})
 	}
 
 	logger := klog.FromContext(ctx).WithValues("key", key.String())

@@ -2,11 +2,7 @@ package controller
 
 import (
 	"context"
-	"fmt"
 	"hash/fnv"
-	"io"
-	"sync"
-	"time"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 )
@@ -47,34 +43,4 @@ func WithShards(ctx context.Context, s Shards) context.Context {
 func shardsFrom(ctx context.Context) Shards {
 	s, _ := ctx.Value(shardsKey{}).(Shards)
 	return s
-}
-
-type traceKey struct{}
-
-// ReconcileTrace writes a line per reconcile, "<controller> <key> <start>
-// <end>" with Unix nanosecond times, for tests that check which process
-// reconciled what and when.
-type ReconcileTrace struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-// NewReconcileTrace returns a trace that writes to w.
-func NewReconcileTrace(w io.Writer) *ReconcileTrace { return &ReconcileTrace{w: w} }
-
-func (t *ReconcileTrace) record(controller string, key cache.ObjectName, start, end time.Time) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	fmt.Fprintf(t.w, "%s %s %d %d\n", controller, key, start.UnixNano(), end.UnixNano())
-}
-
-// WithReconcileTrace makes the controllers Run with ctx record every
-// reconcile in t.
-func WithReconcileTrace(ctx context.Context, t *ReconcileTrace) context.Context {
-	return context.WithValue(ctx, traceKey{}, t)
-}
-
-func traceFrom(ctx context.Context) *ReconcileTrace {
-	t, _ := ctx.Value(traceKey{}).(*ReconcileTrace)
-	return t
 }

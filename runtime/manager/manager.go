@@ -221,6 +221,8 @@ func (m *Manager) RunWithSignals(ctx context.Context) error {
 
 // Run builds the enabled controllers, starts the informers, and runs the
 // controllers (while leading, with leader election) until ctx is done.
+// The controllers run with contexts derived from ctx, so they see its
+// values, such as a controller.WithReconcileObserver.
 func (m *Manager) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
 	cfg, err := m.restConfig()
@@ -275,14 +277,6 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	go m.watchReady(ctx, runs)
 
-	if m.opts.ReconcileTraceFile != "" {
-		f, err := os.OpenFile(m.opts.ReconcileTraceFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			return fmt.Errorf("reconcile trace: %w", err)
-		}
-		defer f.Close()
-		ctx = controller.WithReconcileTrace(ctx, controller.NewReconcileTrace(f))
-	}
 	switch {
 	case m.opts.Shards > 0:
 		return m.runSharded(ctx, cfg, runs)

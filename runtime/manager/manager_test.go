@@ -216,7 +216,8 @@ func TestRunServesReadinessAndMetricsAndStopsOnCancel(t *testing.T) {
 		return nil, fmt.Errorf("a disabled controller was built")
 	})
 
-	ctx, cancel := context.WithCancel(context.Background())
+	observed := make(chan controller.Reconciled, 10)
+	ctx, cancel := context.WithCancel(controller.WithReconcileObserver(context.Background(), func(r controller.Reconciled) { observed <- r }))
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
 
@@ -227,6 +228,9 @@ func TestRunServesReadinessAndMetricsAndStopsOnCancel(t *testing.T) {
 	server.SetDown(false)
 	if name := <-reconciled; name != "a" {
 		t.Fatalf("reconciled %q", name)
+	}
+	if r := <-observed; r.Controller != "configmaps" || r.Key != cache.NewObjectName("ns", "a") {
+		t.Fatalf("the observer of Run's context saw a reconcile of %s by %q", r.Key, r.Controller)
 	}
 	eventually(t, "ready", func() bool { code, _ := get("http://" + addr + "/readyz"); return code == 200 })
 	var lastBody string

@@ -44,9 +44,6 @@ type Options struct {
 	// the place of leader election (LeaderElect is not used), with its
 	// lease timings.
 	Shards int
-	// ReconcileTraceFile, if set, gets a line per reconcile (see
-	// controller.ReconcileTrace), for tests.
-	ReconcileTraceFile string
 
 	// MetricsAddr serves /metrics, HealthAddr /healthz and /readyz (plain
 	// HTTP, for the kubelet's probes); empty turns a server off. They may
@@ -109,7 +106,6 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod, "Wait between attempts to acquire or renew.")
 	fs.BoolVar(&o.ExitOnLostLease, "exit-on-lost-lease", o.ExitOnLostLease, "Exit when the lease is lost instead of campaigning again.")
 	fs.IntVar(&o.Shards, "shards", o.Shards, "Split the controllers' keys into this many buckets, each a Lease, and reconcile on every replica the keys of the buckets it holds, instead of leader election; 0: off.")
-	fs.StringVar(&o.ReconcileTraceFile, "reconcile-trace-file", o.ReconcileTraceFile, "Append a line per reconcile (controller, key, start and end in Unix ns) to this file; for tests.")
 	fs.StringVar(&o.MetricsAddr, "metrics-bind-address", o.MetricsAddr, "Address of /metrics; empty to turn off.")
 	fs.StringVar(&o.HealthAddr, "health-probe-bind-address", o.HealthAddr, "Address of /healthz and /readyz (plain HTTP); empty to turn off.")
 	fs.BoolVar(&o.MetricsSecure, "metrics-secure", o.MetricsSecure, "Serve /metrics over HTTPS to bearer tokens allowed to get /metrics (TokenReview, SubjectAccessReview); false: plain HTTP to anyone.")

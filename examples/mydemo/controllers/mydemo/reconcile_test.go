@@ -57,23 +57,17 @@ type clients struct {
 	configMaps listerscorev1.ConfigMapLister
 }
 
-// reconcileLog is a controller.ReconcileTrace's writer: the reconciles
-// that finished, by key, with their start times.
+// reconcileLog is a controller's reconcile observer: the reconciles that
+// finished, by key, with their start times.
 type reconcileLog struct {
 	mu     sync.Mutex
 	starts map[string][]time.Time
 }
 
-func (l *reconcileLog) Write(line []byte) (int, error) {
-	var name, key string
-	var start, end int64
-	if _, err := fmt.Sscan(string(line), &name, &key, &start, &end); err != nil {
-		return 0, err
-	}
+func (l *reconcileLog) observe(r controller.Reconciled) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.starts[key] = append(l.starts[key], time.Unix(0, start))
-	return len(line), nil
+	l.starts[r.Key.String()] = append(l.starts[r.Key.String()], r.Start)
 }
 
 // since counts the reconciles of the Mydemo called name that started
@@ -127,7 +121,7 @@ func start(t *testing.T, objs ...runtime.Object) clients {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	ctx = controller.WithReconcileTrace(ctx, controller.NewReconcileTrace(cs.reconciles))
+	ctx = controller.WithReconcileObserver(ctx, cs.reconciles.observe)
 	factory.StartWithContext(ctx)
 	kubeFactory.StartWithContext(ctx)
 	done := make(chan error, 1)
