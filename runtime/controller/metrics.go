@@ -25,9 +25,9 @@ type MetricsProvider interface {
 	NewActiveWorkers(controller string) workqueue.GaugeMetric
 }
 
-type providerBox struct{ p MetricsProvider }
-
-var defaultProvider atomic.Pointer[providerBox]
+// defaultProvider points at a copy of the provider last set, a new one per
+// SetDefaultMetricsProvider, so that madeBy tells a provider set again.
+var defaultProvider atomic.Pointer[MetricsProvider]
 
 // SetDefaultMetricsProvider sets the provider of the controllers created
 // afterwards. nil restores the default, which reports nothing.
@@ -36,7 +36,7 @@ func SetDefaultMetricsProvider(p MetricsProvider) {
 		defaultProvider.Store(nil)
 		return
 	}
-	defaultProvider.Store(&providerBox{p: p})
+	defaultProvider.Store(&p)
 }
 
 const (
@@ -64,18 +64,18 @@ type controllerMetrics struct {
 var (
 	metricsLock sync.Mutex
 	byName      = map[string]*controllerMetrics{}
-	madeBy      = map[string]*providerBox{}
+	madeBy      = map[string]*MetricsProvider{}
 )
 
 func metricsFor(name string) *controllerMetrics {
-	b := defaultProvider.Load()
+	set := defaultProvider.Load()
 	var p MetricsProvider = noMetrics{}
-	if b != nil {
-		p = b.p
+	if set != nil {
+		p = *set
 	}
 	metricsLock.Lock()
 	defer metricsLock.Unlock()
-	if m, ok := byName[name]; ok && madeBy[name] == b {
+	if m, ok := byName[name]; ok && madeBy[name] == set {
 		return m
 	}
 	m := &controllerMetrics{
@@ -90,7 +90,7 @@ func metricsFor(name string) *controllerMetrics {
 	for _, r := range []string{resultSuccess, resultError, resultRequeue, resultRequeueAfter} {
 		m.results[r] = p.NewReconcileTotal(name, r)
 	}
-	byName[name], madeBy[name] = m, b
+	byName[name], madeBy[name] = m, set
 	return m
 }
 

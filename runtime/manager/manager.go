@@ -81,7 +81,11 @@ type Manager struct {
 	leading  prometheus.Gauge
 }
 
-// New returns a manager with the controllers registered so far.
+// New returns a manager with the controllers registered so far. It makes
+// its registry the process-wide default of runtime/controller's and
+// runtime/workqueue's metrics (their SetDefaultMetricsProvider): the
+// generated controllers are built without a provider, so controllers and
+// queues created afterwards report to the manager created last.
 func New(opts Options) *Manager {
 	globalLock.Lock()
 	regs := append([]registration(nil), global...)

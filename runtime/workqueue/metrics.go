@@ -51,10 +51,7 @@ type MetricsProvider interface {
 	NewRetriesMetric(name string) CounterMetric
 }
 
-// providerBox lets a MetricsProvider, an interface, live in an atomic.Pointer.
-type providerBox struct{ p MetricsProvider }
-
-var defaultProvider atomic.Pointer[providerBox]
+var defaultProvider atomic.Pointer[MetricsProvider]
 
 // SetDefaultMetricsProvider sets the provider used by queues created
 // afterwards whose Config has no MetricsProvider. nil restores the default,
@@ -64,7 +61,7 @@ func SetDefaultMetricsProvider(p MetricsProvider) {
 		defaultProvider.Store(nil)
 		return
 	}
-	defaultProvider.Store(&providerBox{p: p})
+	defaultProvider.Store(&p)
 }
 
 // provider returns the provider the queue reports to, or nil if it reports
@@ -76,8 +73,8 @@ func (c Config) provider() MetricsProvider {
 	if c.MetricsProvider != nil {
 		return c.MetricsProvider
 	}
-	if b := defaultProvider.Load(); b != nil {
-		return b.p
+	if p := defaultProvider.Load(); p != nil {
+		return *p
 	}
 	return nil
 }
