@@ -35,7 +35,9 @@ func Bucket(key cache.ObjectName, n int) int {
 type shardsKey struct{}
 
 // WithShards makes the controllers Run with ctx reconcile only the keys of
-// the buckets s holds.
+// the buckets s holds. The shards travel in the context because that is
+// all a manager hands the controllers it runs: Run(ctx, workers), which
+// the generated ones forward to Controller.Run.
 func WithShards(ctx context.Context, s Shards) context.Context {
 	return context.WithValue(ctx, shardsKey{}, s)
 }
