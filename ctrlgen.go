@@ -15,7 +15,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -35,6 +34,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/internal/markers"
 	"github.com/ctrlgen/ctrlgen/internal/model"
 	"github.com/ctrlgen/ctrlgen/internal/output"
+	"github.com/ctrlgen/ctrlgen/internal/parallel"
 )
 
 // Config is one run.
@@ -283,11 +283,7 @@ func prepare(cfg Config) (*run, error) {
 	}
 	r := &run{cfg: cfg, gens: gens}
 	for _, g := range gens {
-		n := g.Needs()
-		r.needs.DeepCopies = r.needs.DeepCopies || n.DeepCopies
-		r.needs.ApplyConfigurationTypes = r.needs.ApplyConfigurationTypes || n.ApplyConfigurationTypes
-		r.needs.CRDs = r.needs.CRDs || n.CRDs
-		r.needs.RBACDir = r.needs.RBACDir || n.RBACDir
+		r.needs = r.needs.And(g.Needs())
 	}
 	if err := checkFlags(cfg); err != nil {
 		return nil, err
@@ -538,23 +534,12 @@ func runGenerators(gens []generators.Generator, p *model.Project) ([]*gen.File, 
 // format assembles and gofmt's every file, in parallel.
 func format(files []*gen.File, boilerplate string) ([]output.File, error) {
 	out := make([]output.File, len(files))
-	errs := make([]error, len(files))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range next {
-				content, err := files[i].Content(boilerplate)
-				out[i], errs[i] = output.File{Path: files[i].Path, Content: content, Once: !files[i].Generated}, err
-			}
-		})
-	}
-	for i := range files {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := parallel.For(len(files), func(i int) error {
+		content, err := files[i].Content(boilerplate)
+		out[i] = output.File{Path: files[i].Path, Content: content, Once: !files[i].Generated}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

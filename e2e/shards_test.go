@@ -145,16 +145,15 @@ func TestMydemoShards(t *testing.T) {
 			}
 		}
 	}
-	// The bucket Leases' holders and expiry times, by name.
+	// The bucket Leases' holders and times, by name.
 	type bucketLease struct {
-		holder          string
-		acquire, expiry time.Time
+		holder                 string
+		acquire, renew, expiry time.Time
 	}
-	bucketLeases := func() map[string]bucketLease {
-		t.Helper()
+	listBucketLeases := func() (map[string]bucketLease, error) {
 		leases, err := kc.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{LabelSelector: labels.Set{"ctrlgen.io/shard-role": "bucket"}.String()})
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		got := map[string]bucketLease{}
 		for _, l := range leases.Items {
@@ -165,10 +164,21 @@ func TestMydemoShards(t *testing.T) {
 			if l.Spec.AcquireTime != nil {
 				b.acquire = l.Spec.AcquireTime.Time
 			}
-			if l.Spec.RenewTime != nil && l.Spec.LeaseDurationSeconds != nil {
-				b.expiry = l.Spec.RenewTime.Add(time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second)
+			if l.Spec.RenewTime != nil {
+				b.renew = l.Spec.RenewTime.Time
+				if l.Spec.LeaseDurationSeconds != nil {
+					b.expiry = b.renew.Add(time.Duration(*l.Spec.LeaseDurationSeconds) * time.Second)
+				}
 			}
 			got[l.Name] = b
+		}
+		return got, nil
+	}
+	bucketLeases := func() map[string]bucketLease {
+		t.Helper()
+		got, err := listBucketLeases()
+		if err != nil {
+			t.Fatal(err)
 		}
 		return got
 	}
@@ -185,13 +195,13 @@ func TestMydemoShards(t *testing.T) {
 	}
 	// Each bucket's Lease renewed after at, by whoever holds it.
 	allRenewedAfter := func(at time.Time) (bool, string) {
-		leases, err := kc.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{LabelSelector: labels.Set{"ctrlgen.io/shard-role": "bucket"}.String()})
+		leases, err := listBucketLeases()
 		if err != nil {
 			return false, err.Error()
 		}
 		fresh := 0
-		for _, l := range leases.Items {
-			if l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "" && l.Spec.RenewTime != nil && l.Spec.RenewTime.After(at) {
+		for _, l := range leases {
+			if l.holder != "" && l.renew.After(at) {
 				fresh++
 			}
 		}

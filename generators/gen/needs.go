@@ -20,3 +20,14 @@ type Needs struct {
 	// controller-gen would refuse must keep generating.
 	OnRequest bool
 }
+
+// And is what two generators need together. OnRequest is each
+// generator's own, and not carried over.
+func (n Needs) And(o Needs) Needs {
+	return Needs{
+		DeepCopies:              n.DeepCopies || o.DeepCopies,
+		ApplyConfigurationTypes: n.ApplyConfigurationTypes || o.ApplyConfigurationTypes,
+		CRDs:                    n.CRDs || o.CRDs,
+		RBACDir:                 n.RBACDir || o.RBACDir,
+	}
+}

@@ -106,13 +106,14 @@ type Options struct {
 // only the CRDs fail, the project comes with the error, complete but for
 // its CRDs, so that a run can report what the generators make of it too.
 func Build(prog *loader.Program, opts Options) (*model.Project, []markers.Diagnostic, error) {
-	return buildPackages(prog, prog.Roots, opts)
+	return buildPackages(prog, typegraph.New(prog, prog.Fset), prog.Roots, opts)
 }
 
-// buildPackages is Build of some of prog's packages: its roots, or a k8s.io/api
-// package it looked up (see shippedModel).
-func buildPackages(prog *loader.Program, pkgs []*loader.Package, opts Options) (*model.Project, []markers.Diagnostic, error) {
-	b := &builder{prog: prog, opts: opts, graph: typegraph.New(prog, prog.Fset), groups: map[string]*model.Group{}, groupPkgs: map[string]string{}, versions: map[string]string{}, builtin: map[string]builtinResult{}}
+// buildPackages is Build of some of prog's packages, resolving their
+// types in graph: its roots, or a k8s.io/api package it looked up (see
+// shippedModel), whose types the run's graph may have resolved already.
+func buildPackages(prog *loader.Program, graph *typegraph.Graph, pkgs []*loader.Package, opts Options) (*model.Project, []markers.Diagnostic, error) {
+	b := &builder{prog: prog, opts: opts, graph: graph, groups: map[string]*model.Group{}, groupPkgs: map[string]string{}, versions: map[string]string{}, builtin: map[string]builtinResult{}}
 	p := &model.Project{
 		Module:      opts.Module,
 		OutputDir:   opts.OutputDir,

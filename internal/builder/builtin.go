@@ -71,7 +71,7 @@ func (b *builder) shippedModel(pkg string) (*model.Project, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading %s, the package of its group and version: %w", pkg, err)
 	}
-	p, _, err := buildPackages(b.prog, []*loader.Package{lp}, ShippedOptions())
+	p, _, err := buildPackages(b.prog, b.graph, []*loader.Package{lp}, ShippedOptions())
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", pkg, err)
 	}

@@ -21,7 +21,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/ctrlgen/ctrlgen/internal/genfile"
+	"github.com/ctrlgen/ctrlgen/internal/parallel"
 )
 
 // Package is one parsed package.
@@ -381,26 +381,14 @@ func (p *Program) parse(listed []*listedPackage, roots bool, keep func(string, [
 		lp.src = nil // the jobs hold what they need; a file left out is read again if asked for
 		out[n] = pkg
 	}
-	errs := make([]error, len(jobs))
 	deferred := make([]bool, len(jobs))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				j := jobs[i]
-				j.pkg.Files[j.i], deferred[i], errs[i] = p.parseFile(j.pkg, j.path, j.src, roots, keep)
-			}
-		}()
-	}
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := parallel.For(len(jobs), func(i int) error {
+		j := jobs[i]
+		var err error
+		j.pkg.Files[j.i], deferred[i], err = p.parseFile(j.pkg, j.path, j.src, roots, keep)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	for i, j := range jobs {

@@ -255,7 +255,7 @@ func (s *shardSet) tick(ctx context.Context, leases coordinationv1.LeaseInterfac
 				s.drop(i) // someone else has it
 				continue
 			}
-			if s.now().Sub(b.lastRenew) >= s.renew {
+			if !s.now().Before(s.renewDeadline(b)) {
 				s.drop(i)
 			}
 			continue
@@ -296,17 +296,20 @@ func (s *shardSet) tick(ctx context.Context, leases coordinationv1.LeaseInterfac
 func (s *shardSet) renewBy(now time.Time) time.Time {
 	by := now.Add(s.renew)
 	for _, b := range s.buckets {
-		if b.held.Load() && b.lastRenew.Add(s.renew).Before(by) {
-			by = b.lastRenew.Add(s.renew)
+		if b.held.Load() && s.renewDeadline(b).Before(by) {
+			by = s.renewDeadline(b)
 		}
 	}
 	return by
 }
 
+// renewDeadline is when held bucket b is given up unless renewed.
+func (s *shardSet) renewDeadline(b *bucket) time.Time { return b.lastRenew.Add(s.renew) }
+
 // expireUnrenewed gives up the buckets not renewed for RenewDeadline.
 func (s *shardSet) expireUnrenewed(now time.Time) {
 	for i, b := range s.buckets {
-		if b.held.Load() && now.Sub(b.lastRenew) >= s.renew {
+		if b.held.Load() && !now.Before(s.renewDeadline(b)) {
 			s.drop(i)
 		}
 	}
