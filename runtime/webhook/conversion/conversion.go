@@ -1,0 +1,222 @@
+// Package conversion serves a CustomResourceDefinition's conversion
+// webhook (/convert): the apiserver sends a ConversionReview with objects
+// of one version and the version it wants, and gets them back converted.
+//
+// Versions convert through a hub, as controller-runtime's
+// webhook/conversion does and with its names: the hub (the storage
+// version) implements Hub, every other version Convertible, converting
+// to and from the hub. A spoke is converted to another spoke through the
+// hub; an object already in the wanted version is returned as it came.
+// ctrlgen generates these methods for the fields two versions share, and
+// the differences call functions the user writes.
+//
+// A malformed review is answered 400 with what is wrong; an object that
+// does not decode or convert fails the review with that error (the
+// apiserver then fails the request that needed it); a panic in a
+// conversion is logged and answered with a generic message.
+package conversion
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
+	"github.com/ctrlgen/ctrlgen/runtime/webhook/internal/review"
+)
+
+// Hub is the version every other converts to and from.
+type Hub interface {
+	runtime.Object
+	Hub()
+}
+
+// Convertible is a version other than the hub.
+type Convertible interface {
+	runtime.Object
+	ConvertTo(dst Hub) error
+	ConvertFrom(src Hub) error
+}
+
+// Webhook converts the kinds a scheme knows: an http.Handler.
+type Webhook struct {
+	scheme  *runtime.Scheme
+	decoder runtime.Decoder
+
+	mu   sync.Mutex
+	hubs map[schema.GroupKind]reflect.Type
+}
+
+// NewWebhook converts the kinds scheme registers, decoding them as the
+// clients of scheme do (with the generated decoders their typed client
+// packages register, see jsoncodec.Register).
+func NewWebhook(scheme *runtime.Scheme) *Webhook {
+	codecs := serializer.NewCodecFactory(scheme)
+	ns := jsoncodec.NegotiatedSerializer(codecs.WithoutConversion(), scheme, jsoncodec.Registered(scheme)...)
+	info, _ := runtime.SerializerInfoForMediaType(ns.SupportedMediaTypes(), runtime.ContentTypeJSON)
+	return &Webhook{scheme: scheme, decoder: info.Serializer, hubs: map[schema.GroupKind]reflect.Type{}}
+}
+
+// ServeHTTP answers one ConversionReview.
+func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	review.Serve(w, r, func(ctx context.Context, body []byte) ([]byte, error) {
+		req, err := decodeReview(body)
+		if err != nil {
+			return nil, err
+		}
+		resp := response{uid: req.uid}
+		desired, err := schema.ParseGroupVersion(req.desiredAPIVersion)
+		if err != nil {
+			resp.err = fmt.Errorf("desiredAPIVersion %q: %w", req.desiredAPIVersion, err)
+			return resp.encode(req.apiVersion), nil
+		}
+		resp.objects = make([][]byte, 0, len(req.objects))
+		for i, raw := range req.objects {
+			var out []byte
+			err := review.Guard(ctx, "conversion to "+req.desiredAPIVersion, func() error {
+				var err error
+				out, err = wh.convert(raw, desired)
+				return err
+			})
+			if err != nil {
+				resp.err = fmt.Errorf("object %d: %w", i, err)
+				resp.objects = nil
+				break
+			}
+			resp.objects = append(resp.objects, out)
+		}
+		return resp.encode(req.apiVersion), nil
+	})
+}
+
+// convert converts one object to the version desired.
+func (wh *Webhook) convert(raw []byte, desired schema.GroupVersion) ([]byte, error) {
+	from, err := peekGVK(raw)
+	if err != nil {
+		return nil, err
+	}
+	if from.GroupVersion() == desired {
+		return raw, nil
+	}
+	if from.Group != desired.Group {
+		return nil, fmt.Errorf("%s cannot convert to group %q", from, desired.Group)
+	}
+	to := desired.WithKind(from.Kind)
+	src, err := wh.newObject(from)
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := wh.decoder.Decode(raw, nil, src); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", from, err)
+	}
+	dst, err := wh.newObject(to)
+	if err != nil {
+		return nil, err
+	}
+	if err := wh.convertObject(src, dst, from.GroupKind()); err != nil {
+		return nil, fmt.Errorf("converting %s to %s: %w", from, to.GroupVersion(), err)
+	}
+	dst.GetObjectKind().SetGroupVersionKind(to)
+	return json.Marshal(dst)
+}
+
+func (wh *Webhook) newObject(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	obj, err := wh.scheme.New(gvk)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a kind this webhook converts", gvk)
+	}
+	return obj, nil
+}
+
+func (wh *Webhook) convertObject(src, dst runtime.Object, gk schema.GroupKind) error {
+	srcHub, srcIsHub := src.(Hub)
+	dstHub, dstIsHub := dst.(Hub)
+	switch {
+	case srcIsHub && dstIsHub:
+		return fmt.Errorf("two hubs: %T and %T", src, dst)
+	case srcIsHub:
+		spoke, ok := dst.(Convertible)
+		if !ok {
+			return fmt.Errorf("%T is neither a Hub nor Convertible", dst)
+		}
+		return spoke.ConvertFrom(srcHub)
+	case dstIsHub:
+		spoke, ok := src.(Convertible)
+		if !ok {
+			return fmt.Errorf("%T is neither a Hub nor Convertible", src)
+		}
+		return spoke.ConvertTo(dstHub)
+	}
+	srcSpoke, ok1 := src.(Convertible)
+	dstSpoke, ok2 := dst.(Convertible)
+	if !ok1 || !ok2 {
+		return fmt.Errorf("%T and %T are not both Convertible", src, dst)
+	}
+	hub, err := wh.hub(gk)
+	if err != nil {
+		return err
+	}
+	if err := srcSpoke.ConvertTo(hub); err != nil {
+		return err
+	}
+	return dstSpoke.ConvertFrom(hub)
+}
+
+// hub is a new object of gk's hub version.
+func (wh *Webhook) hub(gk schema.GroupKind) (Hub, error) {
+	wh.mu.Lock()
+	typ, ok := wh.hubs[gk]
+	if !ok {
+		for gvk, t := range wh.scheme.AllKnownTypes() {
+			if gvk.GroupKind() != gk || !reflect.PointerTo(t).Implements(reflect.TypeFor[Hub]()) {
+				continue
+			}
+			if typ != nil && typ != t {
+				wh.mu.Unlock()
+				return nil, fmt.Errorf("%s has two hubs: %s and %s", gk, typ, t)
+			}
+			typ = t
+		}
+		wh.hubs[gk] = typ
+	}
+	wh.mu.Unlock()
+	if typ == nil {
+		return nil, fmt.Errorf("%s has no hub: no version implements conversion.Hub", gk)
+	}
+	return reflect.New(typ).Interface().(Hub), nil
+}
+
+// peekGVK reads an object's apiVersion and kind.
+func peekGVK(raw []byte) (schema.GroupVersionKind, error) {
+	d := jsoncodec.NewDecoder(raw)
+	defer d.Release()
+	var apiVersion, kind string
+	if !d.Object() {
+		return schema.GroupVersionKind{}, fmt.Errorf("an object is a JSON object: %v", d.Err())
+	}
+	for key, ok := d.Key(); ok; key, ok = d.Key() {
+		switch string(key) {
+		case "apiVersion":
+			jsoncodec.String(d, &apiVersion)
+		case "kind":
+			jsoncodec.String(d, &kind)
+		default:
+			d.Skip()
+		}
+	}
+	if err := d.End(); err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil || apiVersion == "" || kind == "" {
+		return schema.GroupVersionKind{}, fmt.Errorf("object without a valid apiVersion and kind (%q, %q)", apiVersion, kind)
+	}
+	return gv.WithKind(kind), nil
+}
