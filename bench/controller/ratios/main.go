@@ -34,18 +34,11 @@ import (
 const floorGoal = 1.20
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: ratios BENCH-OUTPUT")
-		os.Exit(2)
-	}
-	runs, err := read(os.Args[1])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	lines, path := benchlines.ReadArg()
+	runs := collect(lines)
 	fmt.Println("All runs:")
 	if !report(runs, func(run) bool { return true }) {
-		fmt.Fprintf(os.Stderr, "ratios: no runs of some implementation in %s\n", os.Args[1])
+		fmt.Fprintf(os.Stderr, "ratios: no runs of some implementation in %s\n", path)
 		os.Exit(1)
 	}
 	writes(runs)
@@ -77,7 +70,7 @@ func report(runs []run, keep func(run) bool) bool {
 		if len(s) == 0 {
 			return false
 		}
-		med[impl] = median(s)
+		med[impl] = benchlines.Median(s)
 		samples[impl] = benchmath.NewSample(s, &benchmath.DefaultThresholds)
 		fmt.Printf("  %-9s median %6.2f s over %d runs (min %.2f, max %.2f)\n", impl, med[impl], len(s), slices.Min(s), slices.Max(s))
 	}
@@ -95,7 +88,7 @@ func report(runs []run, keep func(run) bool) bool {
 		ahead = "not shown: no significant difference"
 	}
 	fmt.Printf("  ctrlgen vs client-go: %.2f× the time, %s (goal: ahead): %s\n", ours/theirs, c, ahead)
-	fmt.Printf("  ctrlgen vs floor:     %.2f× the time (goal: ≤ %.2f×): %s\n", ours/floor, floorGoal, verdict(ours <= floorGoal*floor))
+	fmt.Printf("  ctrlgen vs floor:     %.2f× the time (goal: ≤ %.2f×): %s\n", ours/floor, floorGoal, benchlines.Verdict(ours <= floorGoal*floor))
 	fmt.Printf("  client-go vs floor:   %.2f× the time\n", theirs/floor)
 	controllerCPU(runs, keep)
 	return true
@@ -133,7 +126,7 @@ func controllerCPU(runs []run, keep func(run) bool) {
 		for _, impl := range ctrlgenImpls {
 			if m := med[impl]; m[0] > 0 && theirs > 0 {
 				ratio := (m[0] - floor) / theirs
-				fmt.Printf("  %s's CPU beyond the floor vs %s's: %.2f× (goal ≤ 0.5×): %s\n", impl, ref, ratio, verdict(ratio <= 0.5))
+				fmt.Printf("  %s's CPU beyond the floor vs %s's: %.2f× (goal ≤ 0.5×): %s\n", impl, ref, ratio, benchlines.Verdict(ratio <= 0.5))
 			}
 		}
 	}
@@ -162,13 +155,13 @@ func beyondFloorByRound(runs []run, keep func(run) bool) {
 			for i := range ours {
 				line += fmt.Sprintf(" %+.2f/%+.2f", ours[i], theirs[i])
 			}
-			o, t := median(ours), median(theirs)
+			o, t := benchlines.Median(ours), benchlines.Median(theirs)
 			fmt.Printf("  %s vs %s, CPU beyond each round's floor (s):%s\n", impl, ref, line)
 			if t <= 0 {
 				fmt.Printf("    medians %+.2f vs %+.2f s: %s adds nothing measurable to the floor\n", o, t, ref)
 				continue
 			}
-			fmt.Printf("    medians %+.2f vs %+.2f s: %.2f× (goal ≤ 0.5×): %s over %d rounds\n", o, t, o/t, verdict(o/t <= 0.5), len(ours))
+			fmt.Printf("    medians %+.2f vs %+.2f s: %.2f× (goal ≤ 0.5×): %s over %d rounds\n", o, t, o/t, benchlines.Verdict(o/t <= 0.5), len(ours))
 		}
 	}
 }
@@ -208,13 +201,6 @@ func beyondFloor(rounds []map[string]float64, impl, ref string) (ours, theirs []
 	return ours, theirs
 }
 
-func verdict(met bool) string {
-	if met {
-		return "met"
-	}
-	return "NOT met"
-}
-
 // writes compares ctrlgen (server-side apply) with ctrlgen-update (update
 // writes), if the runs have both.
 func writes(runs []run) {
@@ -246,7 +232,7 @@ func medianOf(runs []run, metric string) float64 {
 	if len(s) == 0 {
 		return 0
 	}
-	return median(s)
+	return benchlines.Median(s)
 }
 
 // run is one result line.
@@ -257,12 +243,8 @@ type run struct {
 	values   map[string]float64
 }
 
-// read returns the runs of BenchmarkMydemoReady in the file.
-func read(path string) ([]run, error) {
-	lines, err := benchlines.Read(path)
-	if err != nil {
-		return nil, err
-	}
+// collect returns the runs of BenchmarkMydemoReady among lines.
+func collect(lines []benchlines.Line) []run {
 	var out []run
 	for _, l := range lines {
 		impl, ok := l.Sub["impl"]
@@ -272,14 +254,5 @@ func read(path string) ([]run, error) {
 		}
 		out = append(out, run{impl: impl, seconds: seconds, otherCPU: l.Values["other-cpu-s"], values: l.Values})
 	}
-	return out, nil
-}
-
-func median(s []float64) float64 {
-	s = slices.Sorted(slices.Values(s))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return out
 }

@@ -14,8 +14,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"slices"
 
 	"github.com/ctrlgen/ctrlgen/bench/internal/benchlines"
 )
@@ -23,26 +21,14 @@ import (
 type key struct{ input, impl, unit string }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: ratios BENCH-OUTPUT")
-		os.Exit(2)
-	}
-	samples, err := read(os.Args[1])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	lines, _ := benchlines.ReadArg()
+	samples := collect(lines)
 	med := func(input, impl, unit string) (float64, bool) {
 		v := samples[key{input, impl, unit}]
 		if len(v) == 0 {
 			return 0, false
 		}
-		slices.Sort(v)
-		n := len(v)
-		if n%2 == 1 {
-			return v[n/2], true
-		}
-		return (v[n/2-1] + v[n/2]) / 2, true
+		return benchlines.Median(v), true
 	}
 	goals := []struct {
 		input, incumbent string
@@ -64,9 +50,9 @@ func main() {
 		}
 		speed := tt / ot
 		fmt.Printf("%-11s ctrlgen %6.3f s %6.1f MB, %s %6.3f s %6.1f MB: ctrlgen is %.1f× faster (goal ≥%g×: %s), uses %.1f× less memory",
-			input, ot/1e9, om, g.incumbent, tt/1e9, tm, speed, g.speed, verdict(speed >= g.speed), tm/om)
+			input, ot/1e9, om, g.incumbent, tt/1e9, tm, speed, g.speed, benchlines.Verdict(speed >= g.speed), tm/om)
 		if input == "k8s-api" {
-			fmt.Printf(" (goal ≥2×: %s)", verdict(tm/om >= 2))
+			fmt.Printf(" (goal ≥2×: %s)", benchlines.Verdict(tm/om >= 2))
 		}
 		if oc > 0 {
 			fmt.Printf("; CPU time %.3f s vs %.3f s, %.1f× less", oc, tc, tc/oc)
@@ -75,24 +61,13 @@ func main() {
 	}
 	if t, ok := med("one-gv-noop", "ctrlgen", "ns/op"); ok {
 		m, _ := med("one-gv-noop", "ctrlgen", "peak-MB")
-		fmt.Printf("%-11s ctrlgen %6.3f s %6.1f MB (goal < 0.5 s: %s)\n", "one-gv-noop", t/1e9, m, verdict(t < 0.5e9))
+		fmt.Printf("%-11s ctrlgen %6.3f s %6.1f MB (goal < 0.5 s: %s)\n", "one-gv-noop", t/1e9, m, benchlines.Verdict(t < 0.5e9))
 	}
 }
 
-func verdict(met bool) string {
-	if met {
-		return "met"
-	}
-	return "NOT met"
-}
-
-// read collects every sample of BenchmarkGenerate/input=I/impl=P and
+// collect collects every sample of BenchmarkGenerate/input=I/impl=P and
 // BenchmarkCRD/input=I/impl=P by unit.
-func read(name string) (map[key][]float64, error) {
-	lines, err := benchlines.Read(name)
-	if err != nil {
-		return nil, err
-	}
+func collect(lines []benchlines.Line) map[key][]float64 {
 	samples := map[key][]float64{}
 	for _, l := range lines {
 		if l.Name != "Generate" && l.Name != "CRD" {
@@ -103,5 +78,5 @@ func read(name string) (map[key][]float64, error) {
 			samples[k] = append(samples[k], v)
 		}
 	}
-	return samples, nil
+	return samples
 }

@@ -6,16 +6,57 @@
 // for the bench module's ratios commands. It is a thin layer over
 // golang.org/x/perf/benchfmt that keeps what those commands use: the
 // base name, the key=value sub-benchmark parts and every metric by its
-// unit as written.
+// unit as written. It also holds what those commands share around the
+// lines: reading the file named on the command line, the median, and
+// how a goal's verdict is written.
 package benchlines
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"golang.org/x/perf/benchfmt"
 )
+
+// ReadArg reads the lines of the file named by the command's one
+// argument, as every ratios command does first, and returns them and the
+// file's name. Without exactly one argument it prints the usage and exits
+// with status 2; if the file cannot be read or parsed, it prints the error
+// and exits with status 1.
+func ReadArg() ([]Line, string) {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: ratios BENCH-OUTPUT")
+		os.Exit(2)
+	}
+	lines, err := Read(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	return lines, os.Args[1]
+}
+
+// Median returns the median of v, the mean of the middle two if v has an
+// even length. v must not be empty; it is left as it is.
+func Median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// Verdict says whether a goal is met, as the ratios commands print it.
+func Verdict(met bool) string {
+	if met {
+		return "met"
+	}
+	return "NOT met"
+}
 
 // A Line is one benchmark result line.
 type Line struct {

@@ -11,8 +11,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"slices"
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/bench/internal/benchlines"
@@ -36,15 +34,8 @@ var workloads = []workload{
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: ratios BENCH-OUTPUT")
-		os.Exit(2)
-	}
-	samples, err := read(os.Args[1])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	lines, _ := benchlines.ReadArg()
+	samples := collect(lines)
 	for _, w := range workloads {
 		for _, impl := range []string{"ctrlgen", "ctrlgen-untyped"} {
 			report(samples, w, impl)
@@ -59,32 +50,25 @@ func report(samples map[key][]float64, w workload, impl string) {
 	if len(ours) == 0 || len(theirs) == 0 {
 		return
 	}
-	o, t := median(ours), median(theirs)
+	o, t := benchlines.Median(ours), benchlines.Median(theirs)
 	var line string
 	var met bool
 	if w.lowerIsBetterRatio {
 		r := o / t
 		met = r <= w.goal
-		line = fmt.Sprintf("overhead %.2f× client-go's (goal ≤ %.2f×: %s)", r, w.goal, verdict(met))
+		line = fmt.Sprintf("overhead %.2f× client-go's (goal ≤ %.2f×: %s)", r, w.goal, benchlines.Verdict(met))
 	} else {
 		r := t / o
 		met = r >= w.goal
-		line = fmt.Sprintf("%.1f× client-go (goal ≥ %.1f×: %s)", r, w.goal, verdict(met))
+		line = fmt.Sprintf("%.1f× client-go (goal ≥ %.1f×: %s)", r, w.goal, benchlines.Verdict(met))
 		cpu := "cpu-" + w.unit
 		if oc, tc := samples[key{w.bench, impl, cpu}], samples[key{w.bench, "client-go", cpu}]; len(oc) > 0 && len(tc) > 0 {
 			line += fmt.Sprintf("; by CPU time %.1f× (%s vs %s)",
-				median(tc)/median(oc), format(median(oc), w.unit), format(median(tc), w.unit))
+				benchlines.Median(tc)/benchlines.Median(oc), format(benchlines.Median(oc), w.unit), format(benchlines.Median(tc), w.unit))
 		}
 	}
 	fmt.Printf("%-13s %-15s %9s  client-go %9s  (medians, n=%d/%d)  %s\n",
 		w.bench, impl, format(o, w.unit), format(t, w.unit), len(ours), len(theirs), line)
-}
-
-func verdict(met bool) string {
-	if met {
-		return "met"
-	}
-	return "NOT met"
 }
 
 func format(v float64, unit string) string {
@@ -96,13 +80,9 @@ func format(v float64, unit string) string {
 
 type key struct{ bench, impl, unit string }
 
-// read collects the values of every benchmark line
+// collect collects the values of every benchmark line
 // "BenchmarkX/impl=Y-P  N  v1 u1  v2 u2 …" by workload, implementation and unit.
-func read(path string) (map[key][]float64, error) {
-	lines, err := benchlines.Read(path)
-	if err != nil {
-		return nil, err
-	}
+func collect(lines []benchlines.Line) map[key][]float64 {
 	out := map[key][]float64{}
 	for _, l := range lines {
 		impl, ok := l.Sub["impl"]
@@ -114,15 +94,5 @@ func read(path string) (map[key][]float64, error) {
 			out[k] = append(out[k], v)
 		}
 	}
-	return out, nil
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
-	}
+	return out
 }

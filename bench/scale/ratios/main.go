@@ -49,15 +49,7 @@ var metrics = []metric{
 }
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: ratios BENCH-OUTPUT")
-		os.Exit(2)
-	}
-	lines, err := benchlines.Read(os.Args[1])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	lines, path := benchlines.ReadArg()
 	type key struct{ kind, impl, unit string }
 	samples := map[key][]float64{}
 	var kinds []string
@@ -74,7 +66,7 @@ func main() {
 		}
 	}
 	if len(kinds) == 0 {
-		fmt.Fprintf(os.Stderr, "ratios: no BenchmarkInformer results in %s\n", os.Args[1])
+		fmt.Fprintf(os.Stderr, "ratios: no BenchmarkInformer results in %s\n", path)
 		os.Exit(1)
 	}
 	// pairs are the sides compared: ours against theirs.
@@ -94,17 +86,17 @@ func main() {
 				if len(ours) == 0 || len(theirs) == 0 {
 					continue
 				}
-				o, t := median(ours), median(theirs)
+				o, t := benchlines.Median(ours), benchlines.Median(theirs)
 				goal := ""
 				switch {
 				case m.ratioGoal > 0:
-					goal = fmt.Sprintf("≤ %.2f×: %s", m.ratioGoal, verdict(o <= m.ratioGoal*t))
+					goal = fmt.Sprintf("≤ %.2f×: %s", m.ratioGoal, benchlines.Verdict(o <= m.ratioGoal*t))
 				case m.absGoal > 0:
-					goal = fmt.Sprintf("ctrlgen ≤ %.2f: %s", m.absGoal, verdict(o <= m.absGoal))
+					goal = fmt.Sprintf("ctrlgen ≤ %.2f: %s", m.absGoal, benchlines.Verdict(o <= m.absGoal))
 				}
 				floor := ""
 				if f := samples[key{kind, "floor", m.unit}]; len(f) > 0 {
-					floor = fmt.Sprintf("%10.3f %7.2f×", median(f), median(f)/t)
+					floor = fmt.Sprintf("%10.3f %7.2f×", benchlines.Median(f), benchlines.Median(f)/t)
 				}
 				fmt.Printf("  %-20s %12.3f %12.3f %7.2f×  %-20s %s   (n=%d/%d)\n", m.unit, o, t, o/t, goal, floor, len(ours), len(theirs))
 			}
@@ -128,21 +120,4 @@ func main() {
 			}
 		}
 	}
-}
-
-func verdict(met bool) string {
-	if met {
-		return "met"
-	}
-	return "NOT met"
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	}
-	n := len(s)
-	return (s[n/2-1] + s[n/2]) / 2
 }
