@@ -254,9 +254,21 @@ func waitMydemosReady(t *testing.T, md versioned.Interface, ns string, timeout t
 
 // inProcessManager is a runtime/manager Manager run by the test.
 type inProcessManager struct {
-	addr string        // of its metrics and health server
-	done chan struct{} // closed when Run has returned
-	err  error         // Run's result, set before done is closed
+	addr   string        // of its metrics and health server
+	done   chan struct{} // closed when Run has returned
+	err    error         // Run's result, set before done is closed
+	cancel context.CancelFunc
+}
+
+// stop cancels Run's context and waits for it to return.
+func (m *inProcessManager) stop(t *testing.T) {
+	t.Helper()
+	m.cancel()
+	select {
+	case <-m.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the manager did not stop within a minute of its context being cancelled")
+	}
 }
 
 // exited reports whether Run has returned, and with what.
@@ -276,13 +288,20 @@ func startManager(t *testing.T, kubeconfig string, workers int, register func(*m
 	t.Helper()
 	o := manager.DefaultOptions()
 	o.Kubeconfig, o.LeaderElect, o.Workers = kubeconfig, false, workers
+	return startManagerWith(t, o, register)
+}
+
+// startManagerWith is startManager with options of the test's own; the
+// metrics and probes are served on one fresh address over plain HTTP.
+func startManagerWith(t *testing.T, o manager.Options, register func(*manager.Manager)) *inProcessManager {
+	t.Helper()
 	addr := localAddr(t)
 	o.MetricsAddr, o.HealthAddr = addr, addr
 	o.MetricsSecure = false // plain HTTP, shared with the probes: metrics_test.go is about security
 	m := manager.New(o)
 	register(m)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &inProcessManager{addr: addr, done: make(chan struct{})}
+	r := &inProcessManager{addr: addr, done: make(chan struct{}), cancel: cancel}
 	go func() {
 		defer close(r.done)
 		r.err = m.Run(ctx)

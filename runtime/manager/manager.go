@@ -76,6 +76,7 @@ func Register(name string, init InitFunc) {
 type Manager struct {
 	opts     Options
 	regs     []registration
+	webhooks []webhookRegistration
 	registry *prometheus.Registry
 	ready    atomic.Bool
 	leading  prometheus.Gauge
@@ -89,6 +90,7 @@ type Manager struct {
 func New(opts Options) *Manager {
 	globalLock.Lock()
 	regs := append([]registration(nil), global...)
+	webhooks := append([]webhookRegistration(nil), globalWebhooks...)
 	globalLock.Unlock()
 	if opts.LeaderElectionID == "" {
 		opts.LeaderElectionID = filepath.Base(os.Args[0])
@@ -96,7 +98,7 @@ func New(opts Options) *Manager {
 	if opts.Workers <= 0 {
 		opts.Workers = 1
 	}
-	m := &Manager{opts: opts, regs: regs, registry: prometheus.NewRegistry()}
+	m := &Manager{opts: opts, regs: regs, webhooks: webhooks, registry: prometheus.NewRegistry()}
 	m.leading = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "leader_election_master_status",
 		Help:        "1 while this process holds the leader lease, 0 otherwise.",
@@ -260,8 +262,12 @@ func (m *Manager) Run(ctx context.Context) error {
 		runs = append(runs, c)
 	}
 	m.registry.MustRegister(metrics.NewInformerCollector(mc.informers))
+	webhooks, err := m.buildWebhooks(ctx, mc, cfg)
+	if err != nil {
+		return err
+	}
 
-	stopServers, err := m.serve(ctx, cfg)
+	stopServers, err := m.serve(ctx, cfg, webhooks)
 	if err != nil {
 		return err
 	}
@@ -283,11 +289,17 @@ func (m *Manager) Run(ctx context.Context) error {
 
 	switch {
 	case m.opts.Shards > 0:
-		return m.runSharded(ctx, cfg, runs)
+		err = m.runSharded(ctx, cfg, runs)
 	case !m.opts.LeaderElect:
-		return m.runControllers(ctx, runs)
+		err = m.runControllers(ctx, runs)
+	default:
+		err = m.lead(ctx, cfg, runs)
 	}
-	return m.lead(ctx, cfg, runs)
+	if err == nil && webhooks != nil {
+		// A manager with no controllers to run still serves its webhooks.
+		<-ctx.Done()
+	}
+	return err
 }
 
 func (m *Manager) watchReady(ctx context.Context, runs []Runnable) {

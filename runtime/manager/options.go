@@ -63,6 +63,40 @@ type Options struct {
 	MetricsCertDir  string
 	MetricsCertName string
 	MetricsCertKey  string
+
+	// WebhookAddr serves the registered webhooks (RegisterWebhook) over
+	// HTTPS on every replica, leader or not, so that admission never
+	// waits on an election; empty turns them off.
+	WebhookAddr string
+	// WebhookCertDir holds the webhook server's certificate and key, PEM
+	// files named WebhookCertName and WebhookCertKey, read again when they
+	// change: cert-manager's Secret mounted as kubebuilder mounts it.
+	// Empty: the manager keeps its own CA and certificate in
+	// WebhookSecret, renews them, and writes the CA bundle into the
+	// webhook configurations and CRDs whose webhooks call WebhookService
+	// or a URL on one of WebhookHosts.
+	WebhookCertDir  string
+	WebhookCertName string
+	WebhookCertKey  string
+	// WebhookSecret ("namespace/name", or a name in
+	// LeaderElectionNamespace) holds the manager's own certificates.
+	WebhookSecret string
+	// WebhookService ("namespace/name", or a name in
+	// LeaderElectionNamespace) is the Service in front of the webhook
+	// server: the certificate is for its DNS names.
+	WebhookService string
+	// WebhookHosts are more DNS names and IP addresses for the
+	// certificate, for webhooks called by URL.
+	WebhookHosts []string
+	// WebhookCAValidity and WebhookCertValidity are the lifetimes of the
+	// manager's own CA and serving certificates; each is renewed when a
+	// third of its life is left. WebhookCARotationGrace is how long a new
+	// CA is trusted before it signs, and WebhookCertSyncPeriod how often
+	// each replica reads the Secret and injects the bundle.
+	WebhookCAValidity      time.Duration
+	WebhookCertValidity    time.Duration
+	WebhookCARotationGrace time.Duration
+	WebhookCertSyncPeriod  time.Duration
 }
 
 // DefaultOptions are the defaults AddFlags sets.
@@ -82,6 +116,15 @@ func DefaultOptions() Options {
 		MetricsSecure:           true,
 		MetricsCertName:         "tls.crt",
 		MetricsCertKey:          "tls.key",
+		WebhookAddr:             ":9443",
+		WebhookCertName:         "tls.crt",
+		WebhookCertKey:          "tls.key",
+		WebhookSecret:           "webhook-server-cert",
+		WebhookService:          "webhook-service",
+		WebhookCAValidity:       10 * 365 * 24 * time.Hour,
+		WebhookCertValidity:     90 * 24 * time.Hour,
+		WebhookCARotationGrace:  5 * time.Minute,
+		WebhookCertSyncPeriod:   time.Minute,
 	}
 }
 
@@ -112,4 +155,18 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.MetricsCertDir, "metrics-cert-dir", o.MetricsCertDir, "Directory of the metrics server's PEM certificate and key, read again when they change; empty: a self-signed certificate made in memory.")
 	fs.StringVar(&o.MetricsCertName, "metrics-cert-name", o.MetricsCertName, "File name of the certificate in --metrics-cert-dir.")
 	fs.StringVar(&o.MetricsCertKey, "metrics-cert-key", o.MetricsCertKey, "File name of the key in --metrics-cert-dir.")
+	fs.StringVar(&o.WebhookAddr, "webhook-bind-address", o.WebhookAddr, "Address of the webhook server (HTTPS, on every replica); empty to turn it off.")
+	fs.StringVar(&o.WebhookCertDir, "webhook-cert-dir", o.WebhookCertDir, "Directory of the webhook server's PEM certificate and key (cert-manager's), read again when they change; empty: the manager's own CA and certificate, kept in --webhook-secret.")
+	fs.StringVar(&o.WebhookCertName, "webhook-cert-name", o.WebhookCertName, "File name of the certificate in --webhook-cert-dir.")
+	fs.StringVar(&o.WebhookCertKey, "webhook-cert-key", o.WebhookCertKey, "File name of the key in --webhook-cert-dir.")
+	fs.StringVar(&o.WebhookSecret, "webhook-secret", o.WebhookSecret, "Secret (namespace/name, or a name in --leader-elect-namespace) holding the manager's own webhook certificates.")
+	fs.StringVar(&o.WebhookService, "webhook-service", o.WebhookService, "Service (namespace/name, or a name in --leader-elect-namespace) in front of the webhook server; its webhooks get the CA bundle.")
+	fs.Func("webhook-hosts", "More DNS names and IP addresses for the webhook certificate, comma-separated; webhooks called by a URL on one of them get the CA bundle.", func(s string) error {
+		o.WebhookHosts = splitList(s)
+		return nil
+	})
+	fs.DurationVar(&o.WebhookCAValidity, "webhook-ca-validity", o.WebhookCAValidity, "Lifetime of the manager's own webhook CA.")
+	fs.DurationVar(&o.WebhookCertValidity, "webhook-cert-validity", o.WebhookCertValidity, "Lifetime of the manager's own webhook serving certificates.")
+	fs.DurationVar(&o.WebhookCARotationGrace, "webhook-ca-rotation-grace", o.WebhookCARotationGrace, "How long a new webhook CA is trusted before it signs.")
+	fs.DurationVar(&o.WebhookCertSyncPeriod, "webhook-cert-sync-period", o.WebhookCertSyncPeriod, "How often each replica reads the webhook certificates' Secret and injects the CA bundle.")
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -31,13 +32,17 @@ type endpoint struct {
 	addr    string
 	handler http.Handler
 	tls     *tls.Config
+	// listening, when set, is set once the endpoint accepts connections.
+	listening *atomic.Bool
 }
 
-// serve starts the health server (plain HTTP) and the metrics server
-// (HTTPS behind metricsauth, unless MetricsSecure is off); with
-// MetricsSecure off they may share one address. The returned function
+// serve starts the health server (plain HTTP), the metrics server
+// (HTTPS behind metricsauth, unless MetricsSecure is off) and the
+// webhook server when there is one; with MetricsSecure off health and
+// metrics may share one address. /readyz waits for the informers and for
+// the webhook server to serve a valid certificate. The returned function
 // shuts them down.
-func (m *Manager) serve(ctx context.Context, cfg *rest.Config) (func(), error) {
+func (m *Manager) serve(ctx context.Context, cfg *rest.Config, webhooks *webhookServer) (func(), error) {
 	o := m.opts
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -47,6 +52,12 @@ func (m *Manager) serve(ctx context.Context, cfg *rest.Config) (func(), error) {
 		if !m.Ready() {
 			http.Error(w, "informers have not synced", http.StatusServiceUnavailable)
 			return
+		}
+		if webhooks != nil {
+			if err := webhooks.ready(); err != nil {
+				http.Error(w, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
 		}
 		w.Write([]byte("ok"))
 	})
@@ -79,13 +90,31 @@ func (m *Manager) serve(ctx context.Context, cfg *rest.Config) (func(), error) {
 		}
 	}
 
+	if webhooks != nil {
+		endpoints = append(endpoints, endpoint{addr: m.opts.WebhookAddr, handler: webhooks.handler, tls: webhooks.tls, listening: &webhooks.listening})
+	}
+
 	logger := klog.FromContext(ctx)
 	var servers []*http.Server
+	stopSync := func() {}
 	stop := func() {
+		stopSync()
 		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		for _, s := range servers {
 			s.Shutdown(shutdownCtx)
+		}
+	}
+	if webhooks != nil && webhooks.sync != nil {
+		syncCtx, cancelSync := context.WithCancel(ctx)
+		syncDone := make(chan struct{})
+		go func() {
+			defer close(syncDone)
+			webhooks.sync(syncCtx)
+		}()
+		stopSync = func() {
+			cancelSync()
+			<-syncDone
 		}
 	}
 	for _, e := range endpoints {
@@ -101,12 +130,18 @@ func (m *Manager) serve(ctx context.Context, cfg *rest.Config) (func(), error) {
 		s := &http.Server{
 			Handler:           e.handler,
 			ReadHeaderTimeout: 10 * time.Second,
+			// The apiserver gives a webhook at most 30 seconds.
+			ReadTimeout: time.Minute,
+			IdleTimeout: 2 * time.Minute,
 			// Requests carry the manager's logger; they are not cancelled
 			// with it, so that Shutdown lets them finish.
 			BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 		}
 		servers = append(servers, s)
 		logger.Info("Serving", "address", addr, "https", e.tls != nil)
+		if e.listening != nil {
+			e.listening.Store(true)
+		}
 		go func() {
 			if err := s.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				logger.Error(err, "Server failed", "address", addr)
