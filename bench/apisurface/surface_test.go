@@ -2,7 +2,6 @@ package apisurface_test
 
 import (
 	"flag"
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -20,21 +19,7 @@ import (
 
 var keep = flag.Bool("keep", false, "keep the generated trees and log where they are, for go run ./apisurface/cmd/apisurface")
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	cleanup, err := genrun.Setup()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	if *keep {
-		fmt.Fprintln(os.Stderr, "trees kept under", genrun.WorkDir)
-	} else {
-		cleanup()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { genrun.Main(m, keep) }
 
 // A surfaceInput is an input both tools generate from, and the packages
 // of the two trees whose APIs are compared.

@@ -2,8 +2,6 @@ package compat_test
 
 import (
 	"bytes"
-	"flag"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,17 +14,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/bench/internal/genrun"
 )
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	cleanup, err := genrun.Setup()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { genrun.Main(m, nil) }
 
 // TestExample runs examples/samplecontroller's test on ctrlgen's committed
 // output and on code-generator's output for the same API, swapped in at

@@ -1,23 +1,12 @@
 package generator
 
 import (
-	"fmt"
-	"os"
 	"testing"
 
 	"github.com/ctrlgen/ctrlgen/bench/internal/genrun"
 )
 
-func TestMain(m *testing.M) {
-	cleanup, err := genrun.Setup()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { genrun.Main(m, nil) }
 
 // The inputs: how each tool is run on them is in genrun.
 var (

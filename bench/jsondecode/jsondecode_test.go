@@ -21,16 +21,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/bench/internal/genrun"
 )
 
-func TestMain(m *testing.M) {
-	cleanup, err := genrun.Setup()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { genrun.Main(m, nil) }
 
 // TestGatewayAPIObjects generates gateway-api's clientset with ctrlgen,
 // then runs in each typed client package with generated decoders the

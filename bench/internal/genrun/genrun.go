@@ -5,7 +5,7 @@
 // it; bench/apisurface compares the APIs they generate.
 //
 // It is for tests and benchmarks: setup steps take a testing.TB and fail
-// it. Call Setup first, from TestMain.
+// it. Call Setup first, from TestMain, or make Main the TestMain.
 package genrun
 
 import (
@@ -13,6 +13,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -64,6 +65,26 @@ func Setup() (cleanup func(), err error) {
 		return nil, err
 	}
 	return func() { os.RemoveAll(WorkDir) }, nil
+}
+
+// Main is the TestMain of a package whose tests run the tools: it parses
+// the flags, runs Setup, then the tests, removes WorkDir and exits with
+// the tests' status. If keep is not nil and *keep is true after the
+// tests (a flag of the package), it leaves WorkDir and says where it is.
+func Main(m *testing.M, keep *bool) {
+	flag.Parse()
+	cleanup, err := Setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if keep != nil && *keep {
+		fmt.Fprintln(os.Stderr, "trees kept under", WorkDir)
+	} else {
+		cleanup()
+	}
+	os.Exit(code)
 }
 
 // CodegenTools are the code-generator commands kube_codegen.sh installs
