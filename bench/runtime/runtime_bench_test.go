@@ -88,6 +88,25 @@ func (t *cpuTimer) report(units int, unit string) {
 	t.b.ReportMetric(float64(t.cpu.Nanoseconds())/per, "cpu-ns/"+unit)
 }
 
+// measure runs op b.N times, b's timer running only while op runs it,
+// fails b unless each run processed units (what names them in the
+// failure), and reports the time and CPU time per unit.
+func measure(b *testing.B, units int, unit, what string, op func(Timer) (int64, error)) {
+	b.ReportAllocs()
+	b.StopTimer()
+	t := &cpuTimer{b: b}
+	for range b.N {
+		n, err := op(t)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n != int64(units) {
+			b.Fatalf("%d %s, want %d", n, what, units)
+		}
+	}
+	t.report(units, unit)
+}
+
 // BenchmarkInitialList: a fresh informer per iteration lists listObjects
 // objects; timed from Run until it has synced and its handler has received
 // every add.
@@ -95,19 +114,10 @@ func BenchmarkInitialList(b *testing.B) {
 	list := bigList()
 	for _, impl := range ordered(InformerImpls) {
 		b.Run("impl="+impl.Name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.StopTimer()
-			t := &cpuTimer{b: b}
-			for range b.N {
+			measure(b, listObjects, "object", "adds", func(t Timer) (int64, error) {
 				res, err := InitialList(t, impl, list)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Adds != listObjects {
-					b.Fatalf("%d adds, want %d", res.Adds, listObjects)
-				}
-			}
-			t.report(listObjects, "object")
+				return res.Adds, err
+			})
 		})
 	}
 }
@@ -120,19 +130,10 @@ func BenchmarkWatchUpdates(b *testing.B) {
 	base, events := watchFixture()
 	for _, impl := range ordered(InformerImpls) {
 		b.Run("impl="+impl.Name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.StopTimer()
-			t := &cpuTimer{b: b}
-			for range b.N {
+			measure(b, watchEvents, "event", "updates", func(t Timer) (int64, error) {
 				res, err := WatchUpdates(t, impl, base, events, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Updates != watchEvents {
-					b.Fatalf("%d updates, want %d", res.Updates, watchEvents)
-				}
-			}
-			t.report(watchEvents, "event")
+				return res.Updates, err
+			})
 		})
 	}
 }
@@ -147,19 +148,10 @@ func BenchmarkWatchUpdatesPaced(b *testing.B) {
 	events = events[:pacedEvents]
 	for _, impl := range ordered(InformerImpls) {
 		b.Run("impl="+impl.Name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.StopTimer()
-			t := &cpuTimer{b: b}
-			for range b.N {
+			measure(b, pacedEvents, "event", "updates", func(t Timer) (int64, error) {
 				res, err := WatchUpdatesPaced(t, impl, base, events)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if res.Updates != pacedEvents {
-					b.Fatalf("%d updates, want %d", res.Updates, pacedEvents)
-				}
-			}
-			t.report(pacedEvents, "event")
+				return res.Updates, err
+			})
 		})
 	}
 }
@@ -171,19 +163,9 @@ func BenchmarkWorkQueue(b *testing.B) {
 	keys := queueFixture()
 	for _, impl := range ordered(QueueImpls) {
 		b.Run("impl="+impl.Name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.StopTimer()
-			t := &cpuTimer{b: b}
-			for range b.N {
-				n, err := WorkQueue(t, impl, keys, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if n != queueKeys {
-					b.Fatalf("%d items processed, want %d", n, queueKeys)
-				}
-			}
-			t.report(queueKeys, "item")
+			measure(b, queueKeys, "item", "items processed", func(t Timer) (int64, error) {
+				return WorkQueue(t, impl, keys, nil)
+			})
 		})
 	}
 }
