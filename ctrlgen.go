@@ -59,6 +59,9 @@ type Config struct {
 	// RBACDir is where the rbac generator writes the manager's RBAC
 	// manifests (kubebuilder's config/rbac); empty means DefaultRBACDir.
 	RBACDir string
+	// WebhookDir is where the webhook generator writes kubebuilder's
+	// config/webhook; empty means DefaultWebhookDir.
+	WebhookDir string
 	// BoilerplateFile is put on every file after the generated-code line.
 	BoilerplateFile string
 	// Generators selects generators by name; empty means all.
@@ -125,6 +128,10 @@ const DefaultCRDDir = "config/crd"
 
 // DefaultRBACDir is RBACDir when none is given: kubebuilder's config/rbac.
 const DefaultRBACDir = "config/rbac"
+
+// DefaultWebhookDir is WebhookDir when none is given: kubebuilder's
+// config/webhook.
+const DefaultWebhookDir = "config/webhook"
 
 // ErrStale is returned by Run with Verify when generated files are not up
 // to date.
@@ -263,9 +270,9 @@ type run struct {
 	outDir, module, outPkg string
 	ctrlDir, ctrlPkg       string
 	boilerplate            []byte
-	// crdDir and rbacDir are where the manifests go, absolute; "" when
-	// no generator writes them.
-	crdDir, rbacDir string
+	// crdDir, rbacDir and webhookDir are where the manifests go,
+	// absolute; "" when no generator writes them.
+	crdDir, rbacDir, webhookDir string
 }
 
 // prepare checks cfg's flags against each other and against the disk,
@@ -278,7 +285,7 @@ func prepare(cfg Config) (*run, error) {
 	if len(cfg.Generators) == 0 {
 		gens = slices.DeleteFunc(gens, func(g generators.Generator) bool {
 			n := g.Needs()
-			return n.OnRequest && !(n.CRDs && cfg.CRDDir != "" || n.RBACDir && cfg.RBACDir != "")
+			return n.OnRequest && !(n.CRDs && cfg.CRDDir != "" || n.RBACDir && cfg.RBACDir != "" || n.WebhookDir && cfg.WebhookDir != "")
 		})
 	}
 	r := &run{cfg: cfg, gens: gens}
@@ -307,6 +314,9 @@ func prepare(cfg Config) (*run, error) {
 	}
 	if r.needs.RBACDir {
 		r.rbacDir = cfg.abs(cmp.Or(cfg.RBACDir, DefaultRBACDir))
+	}
+	if r.needs.WebhookDir {
+		r.webhookDir = cfg.abs(cmp.Or(cfg.WebhookDir, DefaultWebhookDir))
 	}
 	r.ctrlDir, r.ctrlPkg = controllersPackage(cfg.abs(cfg.ControllersDir), r.outDir, r.outPkg)
 	if r.boilerplate, err = readBoilerplate(cfg.BoilerplateFile, cfg.abs(cfg.BoilerplateFile)); err != nil {
@@ -372,6 +382,7 @@ func (r *run) build(prog *loader.Program) (*model.Project, error) {
 		NoApplyConfigurationTypes:   !r.needs.ApplyConfigurationTypes,
 		CRDDir:                      r.crdDir,
 		RBACDir:                     r.rbacDir,
+		WebhookDir:                  r.webhookDir,
 		StrictMarkers:               cfg.StrictMarkers,
 	})
 	for _, w := range warnings {
@@ -393,7 +404,7 @@ func (r *run) generate(project *model.Project) ([]output.File, error) {
 // where the generators that ran write: an output directory at the module
 // root holds other trees too.
 func (r *run) emit(project *model.Project, files []output.File) (*Changes, error) {
-	scope := output.Scope{OutputDir: r.outDir, ControllersDir: r.ctrlDir, ManifestDirs: []string{project.CRDDir, project.RBACDir},
+	scope := output.Scope{OutputDir: r.outDir, ControllersDir: r.ctrlDir, ManifestDirs: []string{project.CRDDir, project.RBACDir, project.WebhookDir},
 		Owns: func(path string) bool {
 			return slices.ContainsFunc(r.gens, func(g generators.Generator) bool { return g.Owns(project, path) })
 		}}

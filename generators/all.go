@@ -10,6 +10,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/generators/lister"
 	"github.com/ctrlgen/ctrlgen/generators/rbac"
 	"github.com/ctrlgen/ctrlgen/generators/register"
+	"github.com/ctrlgen/ctrlgen/generators/webhook"
 )
 
 // All returns the generators ctrlgen runs by default, in order.
@@ -24,5 +25,6 @@ func All() []Generator {
 		controller.Generator{},
 		crd.Generator{},
 		rbac.Generator{},
+		webhook.Generator{},
 	}
 }

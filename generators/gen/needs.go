@@ -14,6 +14,8 @@ type Needs struct {
 	CRDs bool
 	// RBACDir is the directory the manager's RBAC manifests go to.
 	RBACDir bool
+	// WebhookDir is the directory the webhook manifests go to.
+	WebhookDir bool
 	// OnRequest generators run by default only when the directory they
 	// write to is given (--crd-dir, --rbac-dir): a code-generator
 	// project has no config/ for manifests, and API packages
@@ -29,5 +31,6 @@ func (n Needs) And(o Needs) Needs {
 		ApplyConfigurationTypes: n.ApplyConfigurationTypes || o.ApplyConfigurationTypes,
 		CRDs:                    n.CRDs || o.CRDs,
 		RBACDir:                 n.RBACDir || o.RBACDir,
+		WebhookDir:              n.WebhookDir || o.WebhookDir,
 	}
 }

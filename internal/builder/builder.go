@@ -90,6 +90,8 @@ type Options struct {
 	CRDDir string
 	// RBACDir is where the manager's RBAC manifests go; "" for none.
 	RBACDir string
+	// WebhookDir is where config/webhook goes; "" for none.
+	WebhookDir string
 	// NoApplyConfigurationTypes leaves model.Project.ApplyConfigurationTypes
 	// nil, and with it the walk through every type the kinds with an apply
 	// verb reach: for runs whose generators do not use it.
@@ -185,6 +187,7 @@ func buildPackages(prog *loader.Program, graph *typegraph.Graph, pkgs []*loader.
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
 	p.RBACRules, p.RBACDir = b.rbac, opts.RBACDir
+	p.Webhooks, p.WebhookConfigurations, p.WebhookDir = b.webhooks, b.webhookConfigs, opts.WebhookDir
 	if opts.CRDDir != "" {
 		if err := b.crds(p); err != nil {
 			return p, b.warnings, err
@@ -289,14 +292,17 @@ type builder struct {
 	builtin map[string]builtinResult
 	// rbac are the +kubebuilder:rbac markers read so far.
 	rbac []*model.RBACRule
+	// webhooks and webhookConfigs are the webhook markers read so far.
+	webhooks       []*model.WebhookRule
+	webhookConfigs []*model.WebhookConfiguration
 	// warnedWebhooks is set once the run has said that webhook markers
-	// generate nothing.
+	// generate nothing without --webhook-dir.
 	warnedWebhooks bool
 }
 
 // anywhereMarkers reads the markers among a file's marker lines that
-// controller-gen reads in any comment of a package: +kubebuilder:rbac,
-// and the webhook markers, which are checked but generate nothing.
+// controller-gen reads in any comment of a package: +kubebuilder:rbac
+// and the webhook markers.
 func (b *builder) anywhereMarkers(lines []markers.Line) {
 	vals, diags := markers.RBAC.Read(lines)
 	b.report(diags)
@@ -309,16 +315,27 @@ func (b *builder) anywhereMarkers(lines []markers.Line) {
 	b.report(diags)
 	configs, diags := markers.WebhookConfiguration.Read(lines)
 	b.report(diags)
-	var at []token.Position
-	for _, w := range webhooks {
-		at = append(at, w.Pos)
+	for _, v := range webhooks {
+		w := v.V
+		b.webhooks = append(b.webhooks, &model.WebhookRule{Mutating: w.Mutating, FailurePolicy: w.FailurePolicy,
+			MatchPolicy: w.MatchPolicy, SideEffects: w.SideEffects, TimeoutSeconds: w.TimeoutSeconds,
+			Groups: w.Groups, Resources: w.Resources, Verbs: w.Verbs, Versions: w.Versions, Name: w.Name,
+			ServiceName: w.ServiceName, ServiceNamespace: w.ServiceNamespace, Path: w.Path, ServicePort: w.ServicePort,
+			WebhookVersions: w.WebhookVersions, AdmissionReviewVersions: w.AdmissionReviewVersions,
+			ReinvocationPolicy: w.ReinvocationPolicy, URL: w.URL, Patch: w.Patch, Pos: v.Pos})
 	}
 	for _, c := range configs {
-		at = append(at, c.Pos)
+		b.webhookConfigs = append(b.webhookConfigs, &model.WebhookConfiguration{Mutating: c.V.Mutating, Name: c.V.Name, Pos: c.Pos})
 	}
-	if len(at) > 0 && !b.warnedWebhooks {
+	if b.opts.WebhookDir == "" && (len(webhooks) > 0 || len(configs) > 0) && !b.warnedWebhooks {
 		b.warnedWebhooks = true
-		b.warnf(at[0], "+kubebuilder:webhook markers are checked, but ctrlgen writes no webhook configuration from them yet: keep controller-gen's webhook generator for config/webhook")
+		var pos token.Position
+		if len(webhooks) > 0 {
+			pos = webhooks[0].Pos
+		} else {
+			pos = configs[0].Pos
+		}
+		b.warnf(pos, "+kubebuilder:webhook markers are read, but no webhook manifests are written: pass --webhook-dir (kubebuilder's config/webhook) to write them")
 	}
 }
 

@@ -71,6 +71,15 @@ type Project struct {
 	RBACDir   string
 	RBACRules []*RBACRule
 
+	// WebhookDir is where the webhook generator writes kubebuilder's
+	// config/webhook, set only when it runs. Webhooks and
+	// WebhookConfigurations are the "+kubebuilder:webhook" and
+	// "+kubebuilder:webhookconfiguration" markers of the packages read,
+	// in load order.
+	WebhookDir            string
+	Webhooks              []*WebhookRule
+	WebhookConfigurations []*WebhookConfiguration
+
 	// Groups sorted by Group.Name, then by GoName.
 	Groups []*Group
 	// Packages are the API packages that were read, in load order.
