@@ -368,7 +368,8 @@ func TestUnknownListsKnown(t *testing.T) {
 // scaffolds them, and refuses what controller-tools refuses, at the line.
 func TestWebhook(t *testing.T) {
 	vals, diags := Webhook.Read(lines(
-		"kubebuilder:webhook:path=/mutate-batch-tutorial-kubebuilder-io-v1-cronjob,mutating=true,failurePolicy=fail,sideEffects=None,groups=batch.tutorial.kubebuilder.io,resources=cronjobs,verbs=create;update,versions=v1,name=mcronjob.kb.io,admissionReviewVersions=v1",
+		// Given twice, the last value counts, as in controller-tools.
+		"kubebuilder:webhook:path=/mutate-batch-tutorial-kubebuilder-io-v1-cronjob,mutating=true,verbs=delete,failurePolicy=fail,sideEffects=None,groups=batch.tutorial.kubebuilder.io,resources=cronjobs,verbs=create;update,versions=v1,name=mcronjob.kb.io,sideEffects=None,admissionReviewVersions=v1",
 		`kubebuilder:webhook:url="https://example.com:8443/validate",mutating=false,failurePolicy=ignore,matchPolicy=Exact,timeoutSeconds=5,groups="",resources=pods,verbs={create,delete},versions=v1,name=vpod.example.com,admissionReviewVersions=v1;v1beta1,servicePort=9443,reinvocationPolicy=Never`,
 		"kubebuilder:webhook:path=/x,mutating=true,failurePolicy=fail,groups=g,resources=r,verbs=create,versions=v1,admissionReviewVersions=v1",
 		"kubebuilder:webhook:path=/x,url=https://x,mutating=true,failurePolicy=fail,groups=g,resources=r,verbs=create,versions=v1,name=n,admissionReviewVersions=v1",

@@ -2,7 +2,6 @@ package markers
 
 import (
 	"errors"
-	"fmt"
 )
 
 // WebhookRule is a "+kubebuilder:webhook" value, controller-tools v0.23's
@@ -26,17 +25,13 @@ var webhookArgs = []string{"mutating", "failurePolicy", "matchPolicy", "sideEffe
 	"servicePort", "webhookVersions", "admissionReviewVersions", "reinvocationPolicy", "url", "patch"}
 
 // webhookRule reads a webhook as controller-tools does: every argument it
-// requires, and path or url but not both (which controller-gen checks
-// only when it writes the manifest).
+// requires, path or url but not both (which controller-gen checks only
+// when it writes the manifest), and an argument given twice taking its
+// last value (jobset and lws write sideEffects=None twice).
 func webhookRule(arg string) (WebhookRule, error) {
 	var w WebhookRule
-	seen := map[string]bool{}
 	err := args(arg, []string{"mutating", "failurePolicy", "groups", "resources", "verbs", "versions", "name", "admissionReviewVersions"},
 		func(key string, v *valueScanner) error {
-			if seen[key] {
-				return fmt.Errorf("%s given twice", key)
-			}
-			seen[key] = true
 			switch key {
 			case "mutating":
 				w.Mutating = v.boolean()
