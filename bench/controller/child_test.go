@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/benchenv"
 	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
@@ -244,7 +245,7 @@ func runChild(impl string) error {
 		go func() { done <- c.Run(ctx, Workers) }()
 		stats = func() (ClientStats, error) { return clientStats(), nil }
 		stop = func() error { cancel(); return <-done }
-		if err := poll(ctx, time.Minute, "the client-go caches to sync", func() (bool, error) { return c.HasSynced(), nil }); err != nil {
+		if err := benchenv.Poll(ctx, time.Minute, "the client-go caches to sync", func() (bool, error) { return c.HasSynced(), nil }); err != nil {
 			stop()
 			return err
 		}

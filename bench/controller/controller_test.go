@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/benchenv"
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/fake"
@@ -116,7 +117,7 @@ func TestSharedPartsMatchReconcileGo(t *testing.T) {
 				t.Fatal(err)
 			}
 			cg.Start(ctx)
-			if err := poll(ctx, 10*time.Second, "the client-go caches", func() (bool, error) { return cg.HasSynced(), nil }); err != nil {
+			if err := benchenv.Poll(ctx, 10*time.Second, "the client-go caches", func() (bool, error) { return cg.HasSynced(), nil }); err != nil {
 				t.Fatal(err)
 			}
 			got := md.DeepCopy()

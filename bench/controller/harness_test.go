@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,13 +17,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
-	"sigs.k8s.io/yaml"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/benchenv"
 	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
@@ -67,20 +63,14 @@ type harness struct {
 	admin      Clients
 }
 
-var (
-	harnessOnce sync.Once
-	shared      *harness
-	sharedErr   error
-)
+func (h *harness) Stop() error { return h.env.Stop() }
 
-// TestMain runs the tests and benchmarks on one shared control plane.
-//
-// With -test.bench and -test.count N > 1 it calls m.Run N times with
-// -test.count 1, tests only the first time: Go runs the N repetitions of
-// a sub-benchmark back to back (all ctrlgen runs, then all client-go
-// runs, ...), so a change in the machine's load during the hour would
-// fall on one implementation. This way each round runs every
-// implementation once, and BenchmarkMydemoReady rotates which goes first.
+var shared benchenv.Shared[*harness]
+
+// TestMain runs the tests and benchmarks on one shared control plane, in
+// rounds (benchenv.Rounds): with -test.count N, each round runs every
+// implementation once, and BenchmarkMydemoReady rotates which goes
+// first. Run as a child (child_test.go), it runs an implementation.
 func TestMain(m *testing.M) {
 	if impl := os.Getenv(childImpl); impl != "" {
 		if err := runChild(impl); err != nil {
@@ -89,41 +79,14 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	flag.Parse()
-	rounds := 1
-	if bench, count := flag.Lookup("test.bench"), flag.Lookup("test.count"); bench != nil && count != nil && bench.Value.String() != "" {
-		if n, err := strconv.Atoi(count.Value.String()); err == nil && n > 1 {
-			rounds = n
-			count.Value.Set("1")
-		}
-	}
-	code := 0
-	for r := 0; r < rounds && code == 0; r++ {
-		if r == 1 {
-			flag.Set("test.run", "^$")
-		}
-		code = m.Run()
-	}
-	if shared != nil {
-		if err := shared.env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
-		}
-	}
-	os.Exit(code)
+	shared.Main(m)
 }
 
 // controlPlane returns the shared control plane, starting it on first use,
 // or skips in -short mode.
 func controlPlane(tb testing.TB) *harness {
 	tb.Helper()
-	if testing.Short() {
-		tb.Skip("needs a local control plane (testenv); skipped with -short")
-	}
-	harnessOnce.Do(func() { shared, sharedErr = startHarness() })
-	if sharedErr != nil {
-		tb.Fatal(sharedErr)
-	}
-	return shared
+	return shared.Get(tb, "needs a local control plane (testenv)", startHarness)
 }
 
 func startHarness() (_ *harness, err error) {
@@ -144,39 +107,14 @@ func startHarness() (_ *harness, err error) {
 	if h.admin, _, err = NewClient(h.kubeconfig); err != nil {
 		return nil, err
 	}
-	if err := h.installCRD(ctx); err != nil {
+	cfg, err := clientcmd.BuildConfigFromFlags("", h.kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	if err := benchenv.InstallMydemoCRD(ctx, cfg, h.admin.Mydemo); err != nil {
 		return nil, err
 	}
 	return h, nil
-}
-
-// installCRD creates examples/mydemo's CRD and waits until Mydemos are
-// served.
-func (h *harness) installCRD(ctx context.Context) error {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "mydemo", "config", "crd", "crddemo.k8s.io_mydemos.yaml"))
-	if err != nil {
-		return err
-	}
-	crd := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(raw, &crd.Object); err != nil {
-		return err
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", h.kubeconfig)
-	if err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	gvr := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	if _, err := dyn.Resource(gvr).Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the Mydemo CRD: %w", err)
-	}
-	return poll(ctx, time.Minute, "the Mydemo CRD to be served", func() (bool, error) {
-		_, err := h.admin.Mydemo.CrddemoV1().Mydemos(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{Limit: 1})
-		return err == nil, err
-	})
 }
 
 // timer is what a run starts and stops around the measured span: the
@@ -282,9 +220,9 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer, cpuProfile str
 		tb.Fatal(err)
 	}
 
-	self, ctrl, controlPlane, apiserver := []int{os.Getpid()}, []int{c.PID()}, h.controlPlanePIDs(), []int{h.env.PIDs()["kube-apiserver"]}
-	selfCPU, ctrlCPU, controlPlaneCPU, machineCPU := cpuTime(self), cpuTime(ctrl), cpuTime(controlPlane), machineCPUTime()
-	apiserverCPU := cpuTime(apiserver)
+	self, ctrl, controlPlane, apiserver := []int{os.Getpid()}, []int{c.PID()}, benchenv.ControlPlanePIDs(h.env), []int{h.env.PIDs()["kube-apiserver"]}
+	selfCPU, ctrlCPU, controlPlaneCPU, machineCPU := procstat.CPUSum(self), procstat.CPUSum(ctrl), procstat.CPUSum(controlPlane), machineCPUTime()
+	apiserverCPU := procstat.CPUSum(apiserver)
 	t.StartTimer()
 	start := time.Now()
 	lastCreate, err := createMydemos(ctx, creator.Mydemo, ns.Name, n, Workers, onCreated)
@@ -310,8 +248,8 @@ func (h *harness) run(tb testing.TB, impl string, n int, t timer, cpuProfile str
 			tb.Fatalf("%s: %d of %d Mydemos Ready after %v", impl, w.count(), n, *readyTimeout)
 		}
 	}
-	res.ProcessCPU, res.ControllerCPU, res.ControlPlaneCPU = cpuTime(self)-selfCPU, cpuTime(ctrl)-ctrlCPU, cpuTime(controlPlane)-controlPlaneCPU
-	res.APIServerCPU = cpuTime(apiserver) - apiserverCPU
+	res.ProcessCPU, res.ControllerCPU, res.ControlPlaneCPU = procstat.CPUSum(self)-selfCPU, procstat.CPUSum(ctrl)-ctrlCPU, procstat.CPUSum(controlPlane)-controlPlaneCPU
+	res.APIServerCPU = procstat.CPUSum(apiserver) - apiserverCPU
 	res.OtherCPU = max(0, machineCPUTime()-machineCPU-res.ProcessCPU-res.ControllerCPU-res.ControlPlaneCPU)
 	after, err := stats()
 	if err != nil {
@@ -532,7 +470,7 @@ func (h *harness) deleteNamespace(tb testing.TB, ns string) {
 		return
 	}
 	start := time.Now()
-	err := poll(ctx, 10*time.Minute, "namespace "+ns+" to be deleted", func() (bool, error) {
+	err := benchenv.Poll(ctx, 10*time.Minute, "namespace "+ns+" to be deleted", func() (bool, error) {
 		_, err := h.admin.Kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		return apierrors.IsNotFound(err), err
 	})
@@ -549,51 +487,11 @@ func (h *harness) deleteNamespace(tb testing.TB, ns string) {
 // through the last run's objects. It returns how long it waited.
 func (h *harness) settle(tb testing.TB) time.Duration {
 	tb.Helper()
-	start := time.Now()
-	pids := append(h.controlPlanePIDs(), os.Getpid())
-	const (
-		interval  = time.Second
-		threshold = 100 * time.Millisecond // CPU time per interval
-		quietRuns = 3
-	)
-	prev := cpuTime(pids)
-	for quiet := 0; quiet < quietRuns; {
-		if time.Since(start) > 2*time.Minute {
-			tb.Logf("the control plane is still busy after %v; going on", time.Since(start).Round(time.Second))
-			break
-		}
-		time.Sleep(interval)
-		cur := cpuTime(pids)
-		if cur-prev < threshold {
-			quiet++
-		} else {
-			quiet = 0
-		}
-		prev = cur
+	waited, quiet := benchenv.Settle(append(benchenv.ControlPlanePIDs(h.env), os.Getpid()), time.Second, 100*time.Millisecond, 2*time.Minute)
+	if !quiet {
+		tb.Logf("the control plane is still busy after %v; going on", waited.Round(time.Second))
 	}
-	return time.Since(start)
-}
-
-// controlPlanePIDs are the process ids of etcd, kube-apiserver and
-// kube-controller-manager.
-func (h *harness) controlPlanePIDs() []int {
-	var pids []int
-	for _, pid := range h.env.PIDs() {
-		pids = append(pids, pid)
-	}
-	return pids
-}
-
-// cpuTime is the user and system CPU time of the processes so far, from
-// /proc (zero for a process it cannot read).
-func cpuTime(pids []int) time.Duration {
-	var total time.Duration
-	for _, pid := range pids {
-		if cpu, err := procstat.CPU(pid); err == nil {
-			total += cpu
-		}
-	}
-	return total
+	return waited
 }
 
 // machineCPUTime is the CPU time all processes of the machine have used
@@ -614,24 +512,4 @@ func machineCPUTime() time.Duration {
 		total += time.Duration(ticks) * time.Second / procstat.ClockTicks
 	}
 	return total
-}
-
-// poll calls cond every 20ms until it holds, failing after timeout with
-// cond's last error.
-func poll(ctx context.Context, timeout time.Duration, what string, cond func() (bool, error)) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	var last error
-	for {
-		ok, err := cond()
-		if ok {
-			return nil
-		}
-		last = err
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s: %w", what, errors.Join(ctx.Err(), last))
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }

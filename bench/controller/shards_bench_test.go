@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/benchenv"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/scheme"
@@ -166,7 +167,7 @@ func (h *harness) runSharded(tb testing.TB, replicas, n int) shardedRun {
 			}
 		}
 	}()
-	if err := poll(ctx, time.Minute, "each replica holding its share of the buckets", func() (bool, error) {
+	if err := benchenv.Poll(ctx, time.Minute, "each replica holding its share of the buckets", func() (bool, error) {
 		for _, m := range managers {
 			if held, err := gauge(m, "ctrlgen_shard_buckets_held"); err != nil || int(held) != benchShards/replicas {
 				return false, err

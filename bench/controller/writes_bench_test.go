@@ -15,6 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	applymetav1 "k8s.io/client-go/applyconfigurations/meta/v1"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/benchenv"
+	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
 	applycrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/applyconfiguration/crddemo/v1"
@@ -128,8 +130,8 @@ func (h *harness) writeCost(b testing.TB, t timer, op writeOp, n int, settle boo
 	}
 
 	apiPIDs := []int{h.env.PIDs()["kube-apiserver"]}
-	planePIDs := h.controlPlanePIDs()
-	apiBefore, planeBefore := cpuTime(apiPIDs), cpuTime(planePIDs)
+	planePIDs := benchenv.ControlPlanePIDs(h.env)
+	apiBefore, planeBefore := procstat.CPUSum(apiPIDs), procstat.CPUSum(planePIDs)
 	start := time.Now()
 	t.StartTimer()
 	var next atomic.Int64
@@ -153,7 +155,7 @@ func (h *harness) writeCost(b testing.TB, t timer, op writeOp, n int, settle boo
 	if settle {
 		h.settle(b)
 	}
-	apiserver, ctrlplane = cpuTime(apiPIDs)-apiBefore, cpuTime(planePIDs)-planeBefore
+	apiserver, ctrlplane = procstat.CPUSum(apiPIDs)-apiBefore, procstat.CPUSum(planePIDs)-planeBefore
 	close(errs)
 	for err := range errs {
 		b.Fatal(err)

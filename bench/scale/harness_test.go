@@ -21,17 +21,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/yaml"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/benchenv"
 	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 	"github.com/ctrlgen/ctrlgen/bench/scale/internal/wire"
 	"github.com/ctrlgen/ctrlgen/testenv"
@@ -96,54 +93,26 @@ type harness struct {
 	patches   atomic.Int64 // makes every patch's value new
 }
 
-var (
-	harnessOnce sync.Once
-	shared      *harness
-	sharedErr   error
-)
-
-// TestMain runs the tests and benchmarks on one shared control plane.
-// With -test.bench and -test.count N > 1 it calls m.Run N times with
-// -test.count 1, tests only the first time, so that each round runs both
-// implementations (see BenchmarkInformer) instead of Go running all of
-// one side's repetitions, then all of the other's.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	rounds := 1
-	if bench, count := flag.Lookup("test.bench"), flag.Lookup("test.count"); bench != nil && count != nil && bench.Value.String() != "" {
-		if n, err := strconv.Atoi(count.Value.String()); err == nil && n > 1 {
-			rounds = n
-			count.Value.Set("1")
-		}
-	}
-	code := 0
-	for r := 0; r < rounds && code == 0; r++ {
-		if r == 1 {
-			flag.Set("test.run", "^$")
-		}
-		code = m.Run()
-	}
-	if shared != nil {
-		if err := shared.env.Stop(); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping the control plane:", err)
-		}
-		os.RemoveAll(filepath.Dir(shared.binary))
-	}
-	os.Exit(code)
+// Stop stops the control plane and removes the informer binary.
+func (h *harness) Stop() error {
+	err := h.env.Stop()
+	os.RemoveAll(filepath.Dir(h.binary))
+	return err
 }
+
+var shared benchenv.Shared[*harness]
+
+// TestMain runs the tests and benchmarks on one shared control plane, in
+// rounds (benchenv.Rounds): with -test.count N, each round runs every
+// side once (see BenchmarkInformer) instead of Go running all of one
+// side's repetitions, then all of the next's.
+func TestMain(m *testing.M) { shared.Main(m) }
 
 // controlPlane returns the shared harness, starting it on first use, or
 // skips in -short mode.
 func controlPlane(tb testing.TB) *harness {
 	tb.Helper()
-	if testing.Short() {
-		tb.Skip("needs a local control plane (testenv) and builds the informer binary; skipped with -short")
-	}
-	harnessOnce.Do(func() { shared, sharedErr = startHarness() })
-	if sharedErr != nil {
-		tb.Fatal(sharedErr)
-	}
-	return shared
+	return shared.Get(tb, "needs a local control plane (testenv) and builds the informer binary", startHarness)
 }
 
 func startHarness() (_ *harness, err error) {
@@ -182,7 +151,7 @@ func startHarness() (_ *harness, err error) {
 	if h.mydemo, err = versioned.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
-	if err := installCRD(ctx, cfg, h.mydemo); err != nil {
+	if err := benchenv.InstallMydemoCRD(ctx, cfg, h.mydemo); err != nil {
 		return nil, err
 	}
 	for i := range namespaces {
@@ -198,38 +167,6 @@ func startHarness() (_ *harness, err error) {
 		h.owners[ns] = owner.UID
 	}
 	return h, nil
-}
-
-// installCRD creates examples/mydemo's CRD and waits until Mydemos are
-// served.
-func installCRD(ctx context.Context, cfg *rest.Config, client versioned.Interface) error {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "examples", "mydemo", "config", "crd", "crddemo.k8s.io_mydemos.yaml"))
-	if err != nil {
-		return err
-	}
-	crd := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(raw, &crd.Object); err != nil {
-		return err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return err
-	}
-	gvr := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
-	if _, err := dyn.Resource(gvr).Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("creating the Mydemo CRD: %w", err)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for {
-		_, err := client.CrddemoV1().Mydemos(metav1.NamespaceDefault).List(ctx, metav1.ListOptions{Limit: 1})
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("waiting for Mydemos to be served: %w", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
 }
 
 func namespaceOf(i int) string { return fmt.Sprintf("scale-%03d", i%namespaces) }
@@ -731,32 +668,7 @@ func (s *rssSampler) stop() int64 {
 // run's writes may still be in flight through the watch cache.
 func (h *harness) settle(tb testing.TB) {
 	tb.Helper()
-	var pids []int
-	for _, pid := range h.env.PIDs() {
-		pids = append(pids, pid)
-	}
-	cpu := func() time.Duration {
-		var total time.Duration
-		for _, pid := range pids {
-			c, _ := procstat.CPU(pid)
-			total += c
-		}
-		return total
-	}
-	start := time.Now()
-	prev := cpu()
-	for quiet := 0; quiet < 3; {
-		if time.Since(start) > time.Minute {
-			tb.Logf("the control plane is still busy after a minute; going on")
-			return
-		}
-		time.Sleep(500 * time.Millisecond)
-		cur := cpu()
-		if cur-prev < 50*time.Millisecond {
-			quiet++
-		} else {
-			quiet = 0
-		}
-		prev = cur
+	if _, quiet := benchenv.Settle(benchenv.ControlPlanePIDs(h.env), 500*time.Millisecond, 50*time.Millisecond, time.Minute); !quiet {
+		tb.Logf("the control plane is still busy after a minute; going on")
 	}
 }

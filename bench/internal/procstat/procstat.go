@@ -39,6 +39,18 @@ func CPU(pid int) (time.Duration, error) {
 	return total, nil
 }
 
+// CPUSum is the user plus system CPU time the processes pids have used so
+// far, together; a process it cannot read counts as zero.
+func CPUSum(pids []int) time.Duration {
+	var total time.Duration
+	for _, pid := range pids {
+		if cpu, err := CPU(pid); err == nil {
+			total += cpu
+		}
+	}
+	return total
+}
+
 // Memory is a process's resident memory, in bytes.
 type Memory struct {
 	// RSS is the resident set size now (VmRSS).

@@ -48,3 +48,20 @@ func TestMissingProcess(t *testing.T) {
 		t.Error("CPU of a process that does not exist: no error")
 	}
 }
+
+func TestCPUSum(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	self, err := CPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A process that does not exist counts as zero; self twice, twice.
+	if sum := CPUSum([]int{os.Getpid(), 1 << 30, os.Getpid()}); sum < 2*self {
+		t.Errorf("CPUSum(self, missing, self) = %v, want at least 2 × %v", sum, self)
+	}
+	if sum := CPUSum(nil); sum != 0 {
+		t.Errorf("CPUSum(nil) = %v, want 0", sum)
+	}
+}
