@@ -26,43 +26,22 @@
 #                 takes the file system's time out of both tools' figures
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
+. ./lib.sh
 
 count="${BENCH_COUNT:-6}"
 filter="${BENCH_FILTER:-^BenchmarkGenerate\$}"
-
-tmp="$(mktemp)"
-loads="$(mktemp)"
-# The 1-minute load average every 5 s while the benchmarks run.
-(while sleep 5; do cut -d' ' -f1 /proc/loadavg; done) >"$loads" 2>/dev/null &
-sampler=$!
-trap 'kill "$sampler" 2>/dev/null || true; rm -f "$tmp" "$loads"' EXIT
+sample_load
 
 mkdir -p results
 out="${BENCH_OUT:-results/generator.txt}"
 
-load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
-echo "run.sh: load average before: $(load) on $(nproc) CPUs; anything else running skews the numbers" >&2
-
 {
-	echo "goversion: $(go env GOVERSION)"
-	echo "code-generator: $(go list -m -f '{{.Version}}' k8s.io/code-generator)"
+	versions code-generator k8s.io/code-generator
 	echo "# $count rounds of: go test -run '^\$' -bench '$filter' -benchtime 1x -count 1 ./generator (TMPDIR=${TMPDIR:-/tmp})"
 	echo "# load average before: $(load) on $(nproc) CPUs"
-} >"$tmp"
+} >"$tmp/out.txt"
 for round in $(seq "$count"); do
-	echo "# round $round" >>"$tmp"
-	go test -run '^$' -bench "$filter" -benchtime 1x -count 1 -timeout 60m ./generator | tee -a "$tmp"
+	echo "# round $round" >>"$tmp/out.txt"
+	go test -run '^$' -bench "$filter" -benchtime 1x -count 1 -timeout 60m ./generator | tee -a "$tmp/out.txt"
 done
-kill "$sampler" 2>/dev/null || true
-during="$(awk '{s += $1; if (NR == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1} END {if (NR) printf "min %.2f, mean %.2f, max %.2f over %d samples", lo, s / NR, hi, NR; else print "not sampled"}' "$loads")"
-{
-	echo "# load average after: $(load)"
-	echo "# 1-minute load average during the run (every 5 s): $during"
-} >>"$tmp"
-mv "$tmp" "$out"
-echo "run.sh: load average after: $(load); 1-minute load during the run: $during; raw output in bench/$out" >&2
-
-echo
-go tool benchstat -col /impl "$out"
-echo
-go run ./generator/ratios "$out"
+finish ./generator/ratios

@@ -20,27 +20,19 @@
 #   BENCH_OUT     where to save the raw output (default results/runtime.txt)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
+. ./lib.sh
 
 count="${BENCH_COUNT:-6}"
 filter="${BENCH_FILTER:-.}"
 benchtime="${BENCH_TIME:-1s}"
-
-tmp="$(mktemp -d)"
-# The 1-minute load average every 5 s while the benchmarks run.
-(while sleep 5; do cut -d' ' -f1 /proc/loadavg; done) >"$tmp/loads" 2>/dev/null &
-sampler=$!
-trap 'kill "$sampler" 2>/dev/null || true; rm -rf "$tmp"' EXIT
+sample_load
 
 mkdir -p "$(dirname "${BENCH_OUT:-results/runtime.txt}")"
 out="${BENCH_OUT:-results/runtime.txt}"
 
-load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
-echo "run.sh: load average before: $(load) on $(nproc) CPUs; anything else running skews the numbers" >&2
-
 go test -c -o "$tmp/runtime.test" ./runtime
 {
-	echo "goversion: $(go env GOVERSION)"
-	echo "client-go: $(go list -m -f '{{.Version}}' k8s.io/client-go)"
+	versions client-go k8s.io/client-go
 	echo "event-buffer: ${BENCH_EVENT_BUFFER:-1024}"
 	echo "# $count runs of: runtime.test -test.run '^\$' -test.bench '$filter' -test.benchtime $benchtime -test.count 1"
 	echo "# load average before: $(load) on $(nproc) CPUs"
@@ -52,16 +44,4 @@ for ((i = 1; i <= count; i++)); do
 	(cd runtime && BENCH_REVERSE="$reverse" "$tmp/runtime.test" -test.run '^$' -test.bench "$filter" \
 		-test.benchtime "$benchtime" -test.count 1 -test.timeout 30m) | tee -a "$tmp/out.txt"
 done
-kill "$sampler" 2>/dev/null || true
-during="$(awk '{s += $1; if (NR == 1 || $1 < lo) lo = $1; if ($1 > hi) hi = $1} END {if (NR) printf "min %.2f, mean %.2f, max %.2f over %d samples", lo, s / NR, hi, NR; else print "not sampled"}' "$tmp/loads")"
-{
-	echo "# load average after: $(load)"
-	echo "# 1-minute load average during the run (every 5 s): $during"
-} >>"$tmp/out.txt"
-mv "$tmp/out.txt" "$out"
-echo "run.sh: load average after: $(load); 1-minute load during the run: $during; raw output in bench/$out" >&2
-
-echo
-go tool benchstat -col /impl "$out"
-echo
-go run ./internal/ratios "$out"
+finish ./internal/ratios

@@ -24,48 +24,26 @@
 #                  slows the sync a little; use a separate run)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." # bench/
+. ./lib.sh
 
 count="${BENCH_COUNT:-5}"
 n="${BENCH_N:-100000}"
 kinds="${BENCH_KINDS:-configmaps,mydemos}"
 impls="${BENCH_IMPLS:-ctrlgen,client-go,floor}"
-profile=()
-if [[ -n "${BENCH_PROFILE:-}" ]]; then
-	mkdir -p "$BENCH_PROFILE"
-	profile=(-profile-dir "$(cd "$BENCH_PROFILE" && pwd)")
-fi
+profile_flags
+build_controlplane
 
-bin="${CTRLGEN_CONTROLPLANE_BIN:-$(cd .. && pwd)/.cache/bin/ctrlplane}"
-if [[ ! -x "$bin" ]]; then
-	echo "run.sh: building the control plane ($bin; minutes the first time)" >&2
-	(cd .. && go run ./testenv/cmd/testenv --build-only >/dev/null)
-fi
-
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
 mkdir -p results
 out="${BENCH_OUT:-results/scale.txt}"
-load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
 
 go test -c -o "$tmp/scale.test" ./scale
 {
-	echo "goversion: $(go env GOVERSION)"
-	echo "client-go: $(go list -m -f '{{.Version}}' k8s.io/client-go)"
+	versions client-go k8s.io/client-go
 	echo "objects: $n"
 	echo "# scale.test -test.run '^\$' -test.bench BenchmarkInformer -test.benchtime 1x -test.count $count -objects $n -kinds $kinds -impls $impls ${profile[*]}"
 	echo "# load average before: $(load) on $(nproc) CPUs"
 } >"$tmp/out.txt"
 echo "run.sh: $count rounds of each side on $kinds, $n objects each" >&2
-if ! (cd scale && "$tmp/scale.test" -test.run '^$' -test.bench BenchmarkInformer -test.benchtime 1x \
-	-test.count "$count" -test.timeout 5h -objects "$n" -kinds "$kinds" -impls "$impls" "${profile[@]}" 2>"$tmp/stderr") | tee -a "$tmp/out.txt"; then
-	echo "run.sh: the benchmark failed; the end of its stderr:" >&2
-	tail -n 50 "$tmp/stderr" >&2
-	exit 1
-fi
-echo "# load average after: $(load)" >>"$tmp/out.txt"
-mv "$tmp/out.txt" "$out"
-
-echo
-go tool benchstat -col /impl "$out"
-echo
-go run ./scale/ratios "$out"
+run_bench scale "$tmp/scale.test" -test.run '^$' -test.bench BenchmarkInformer -test.benchtime 1x \
+	-test.count "$count" -test.timeout 5h -objects "$n" -kinds "$kinds" -impls "$impls" "${profile[@]}"
+finish ./scale/ratios
