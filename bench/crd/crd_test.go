@@ -37,6 +37,25 @@ var knownDifferences = map[string][]string{
 	},
 }
 
+// bothTools runs controller-gen and ctrlgen on in and returns
+// controller-gen's CRDs and the differences of ctrlgen's from them.
+func bothTools(t *testing.T, in Input) (controllerGen map[string][]byte, diffs []string) {
+	t.Helper()
+	cg, err := ControllerGen(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours, err := Ctrlgen(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffs, err = Differences(cg, ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cg, diffs
+}
+
 func checkDifferences(t *testing.T, name string, diffs []string) {
 	t.Helper()
 	want := map[string]bool{}
@@ -58,18 +77,7 @@ func checkDifferences(t *testing.T, name string, diffs []string) {
 func TestEquivalence(t *testing.T) {
 	for _, in := range realProjects {
 		t.Run(in.Name, func(t *testing.T) {
-			cg, err := ControllerGen(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ours, err := Ctrlgen(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			diffs, err := Differences(cg, ours)
-			if err != nil {
-				t.Fatal(err)
-			}
+			cg, diffs := bothTools(t, in)
 			if len(cg) == 0 {
 				t.Fatal("controller-gen wrote no CRD")
 			}
@@ -95,18 +103,7 @@ func TestEquivalenceGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			dir := tempModule(t, filepath.Join(caseDir, "in"), "example.com/"+name)
 			in := Input{Name: name, Dir: dir, Patterns: []string{"./..."}}
-			cg, err := ControllerGen(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ours, err := Ctrlgen(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			diffs, err := Differences(cg, ours)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, diffs := bothTools(t, in)
 			checkDifferences(t, in.Name, diffs)
 		})
 	}
