@@ -422,24 +422,13 @@ func watchReady(ctx context.Context, client versioned.Interface, ns string, n in
 // as the controller renders it.
 func (h *harness) check(tb testing.TB, ctx context.Context, ns string, n int) {
 	tb.Helper()
-	mydemos, err := h.admin.Mydemo.CrddemoV1().Mydemos(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	configMaps, err := h.admin.Kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	byName := map[string]*corev1.ConfigMap{}
-	for i := range configMaps.Items {
-		byName[configMaps.Items[i].Name] = &configMaps.Items[i]
-	}
-	if len(mydemos.Items) != n {
-		tb.Fatalf("%d Mydemos in %s, want %d", len(mydemos.Items), ns, n)
+	mydemos, byName := h.namespaceObjects(tb, ctx, ns)
+	if len(mydemos) != n {
+		tb.Fatalf("%d Mydemos in %s, want %d", len(mydemos), ns, n)
 	}
 	bad := 0
-	for i := range mydemos.Items {
-		md := &mydemos.Items[i]
+	for i := range mydemos {
+		md := &mydemos[i]
 		var err error
 		if !IsReady(md) {
 			err = fmt.Errorf("not Ready: generation %d, status %+v", md.Generation, md.Status)
@@ -457,6 +446,24 @@ func (h *harness) check(tb testing.TB, ctx context.Context, ns string, n int) {
 	if bad > 0 {
 		tb.Fatalf("%d of %d Mydemos are wrong", bad, n)
 	}
+}
+
+// namespaceObjects lists the Mydemos of ns, and its ConfigMaps by name.
+func (h *harness) namespaceObjects(tb testing.TB, ctx context.Context, ns string) ([]crddemov1.Mydemo, map[string]*corev1.ConfigMap) {
+	tb.Helper()
+	mydemos, err := h.admin.Mydemo.CrddemoV1().Mydemos(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	configMaps, err := h.admin.Kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	byName := map[string]*corev1.ConfigMap{}
+	for i := range configMaps.Items {
+		byName[configMaps.Items[i].Name] = &configMaps.Items[i]
+	}
+	return mydemos.Items, byName
 }
 
 // deleteNamespace deletes ns and waits until the namespace controller has

@@ -169,23 +169,12 @@ func (h *harness) writeCost(b testing.TB, t timer, op writeOp, n int, settle boo
 // writes: a Ready status, or its ConfigMap as the controller renders it.
 func (h *harness) checkWrites(b testing.TB, ctx context.Context, ns string, op writeOp, n int) {
 	b.Helper()
-	list, err := h.admin.Mydemo.CrddemoV1().Mydemos(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		b.Fatal(err)
+	mydemos, byName := h.namespaceObjects(b, ctx, ns)
+	if len(mydemos) != n {
+		b.Fatalf("%d Mydemos, want %d", len(mydemos), n)
 	}
-	cms, err := h.admin.Kube.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	byName := map[string]*corev1.ConfigMap{}
-	for i := range cms.Items {
-		byName[cms.Items[i].Name] = &cms.Items[i]
-	}
-	if len(list.Items) != n {
-		b.Fatalf("%d Mydemos, want %d", len(list.Items), n)
-	}
-	for i := range list.Items {
-		md := &list.Items[i]
+	for i := range mydemos {
+		md := &mydemos[i]
 		switch cm := byName[mydemo.ConfigMapName(md)]; {
 		case op.status && !IsReady(md):
 			b.Fatalf("%s: %s is not Ready: %+v", op.name, md.Name, md.Status)
