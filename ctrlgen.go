@@ -404,7 +404,7 @@ func (r *run) generate(project *model.Project) ([]output.File, error) {
 // where the generators that ran write: an output directory at the module
 // root holds other trees too.
 func (r *run) emit(project *model.Project, files []output.File) (*Changes, error) {
-	scope := output.Scope{OutputDir: r.outDir, ControllersDir: r.ctrlDir, ManifestDirs: []string{project.CRDDir, project.RBACDir, project.WebhookDir},
+	scope := output.Scope{OutputDir: r.outDir, PackageDirs: []string{r.ctrlDir, project.WebhooksDir}, ManifestDirs: []string{project.CRDDir, project.RBACDir, project.WebhookDir},
 		Owns: func(path string) bool {
 			return slices.ContainsFunc(r.gens, func(g generators.Generator) bool { return g.Owns(project, path) })
 		}}

@@ -1,6 +1,7 @@
 package generators
 
 import (
+	"github.com/ctrlgen/ctrlgen/generators/admission"
 	"github.com/ctrlgen/ctrlgen/generators/applyconfiguration"
 	"github.com/ctrlgen/ctrlgen/generators/clientset"
 	"github.com/ctrlgen/ctrlgen/generators/controller"
@@ -23,6 +24,7 @@ func All() []Generator {
 		lister.Generator{},
 		informer.Generator{},
 		controller.Generator{},
+		admission.Generator{},
 		crd.Generator{},
 		rbac.Generator{},
 		webhook.Generator{},

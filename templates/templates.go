@@ -1,5 +1,5 @@
 // Package templates holds the text/templates of the generated clients,
-// listers, informers and controllers, one per output file, laid out as the output is:
+// listers, informers, controllers and webhooks, one per output file, laid out as the output is:
 // clientset/typed/kind.go.tmpl becomes clientset/versioned/typed/<group>/<version>/<kind>.go.
 //
 // Templates read names from the model (model.Project, Group, Version,
@@ -11,5 +11,5 @@ import "embed"
 
 // FS holds every template, by its path below this directory.
 //
-//go:embed clientset controller informers listers
+//go:embed clientset controller informers listers webhook
 var FS embed.FS

@@ -24,7 +24,11 @@ import "github.com/ctrlgen/ctrlgen/internal/model"
 //     reference blocks the owner's deletion, which needs that right);
 //   - create and patch on core events: the wiring records Warning events
 //     through the manager's recorder, which creates an event and patches
-//     it when it recurs.
+//     it when it recurs;
+//   - with webhooks, get, list and update on the mutating and validating
+//     webhook configurations: the manager writes its CA bundle into those
+//     that call it (the Secret that holds its certificates is the
+//     webhook-cert Role's).
 //
 // Expectations need nothing more.
 func Derive(p *model.Project) []*model.RBACRule {
@@ -61,6 +65,10 @@ func Derive(p *model.Project) []*model.RBACRule {
 	}
 	if len(out) > 0 {
 		add("", "events", "create", "patch")
+	}
+	if len(p.Webhooks) > 0 {
+		add("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get", "list", "update")
+		add("admissionregistration.k8s.io", "validatingwebhookconfigurations", "get", "list", "update")
 	}
 	return out
 }

@@ -26,6 +26,7 @@ const (
 	LeaderElectionRole = "leader-election-role"
 	MetricsReaderRole  = "metrics-reader"
 	MetricsAuthRole    = "metrics-auth-role"
+	WebhookCertRole    = "webhook-cert-role"
 	Namespace          = "system"
 )
 
@@ -68,6 +69,17 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 		{"metrics_auth_role_binding.yaml", []any{metricsAuth.binding()}},
 		{"metrics_reader_role.yaml", []any{Role{Name: MetricsReaderRole, Rules: metricsReaderRules}.object()}},
 	}
+	kustomize := kustomization
+	if len(p.Webhooks) > 0 {
+		files = append(files, []struct {
+			name string
+			objs []any
+		}{
+			{"webhook_cert_role.yaml", []any{webhookCert.object()}},
+			{"webhook_cert_role_binding.yaml", []any{webhookCert.binding()}},
+		}...)
+		kustomize += webhookKustomization
+	}
 	var out []*gen.File
 	for _, f := range files {
 		content, err := Marshal(f.objs...)
@@ -76,7 +88,7 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 		}
 		out = append(out, gen.NewText(filepath.Join(p.RBACDir, f.name), content))
 	}
-	out = append(out, gen.NewText(filepath.Join(p.RBACDir, "kustomization.yaml"), []byte(gen.YAMLHeader+"\n"+kustomization)))
+	out = append(out, gen.NewText(filepath.Join(p.RBACDir, "kustomization.yaml"), []byte(gen.YAMLHeader+"\n"+kustomize)))
 	return out, nil
 }
 
@@ -98,6 +110,19 @@ const kustomization = `resources:
 - metrics_auth_role_binding.yaml
 - metrics_reader_role.yaml
 `
+
+const webhookKustomization = `# The webhook server keeps its CA and certificate in a Secret of the
+# manager's namespace (without --webhook-cert-dir).
+- webhook_cert_role.yaml
+- webhook_cert_role_binding.yaml
+`
+
+// webhookCert is what runtime/manager does with the Secret of its own
+// webhook certificates, in the namespace it is deployed to: it reads it,
+// creates it on the first start and updates it to renew them.
+var webhookCert = Role{Name: WebhookCertRole, Namespaced: true, Rules: []PolicyRule{
+	{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"create", "get", "update"}},
+}}
 
 // leaderElection is what runtime/manager does with Leases, in the
 // namespace it is deployed to: leader election (client-go's LeaseLock)

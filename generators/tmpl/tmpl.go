@@ -60,6 +60,8 @@ var Std = map[string]string{
 	"fakeclient":    "github.com/ctrlgen/ctrlgen/runtime/fakeclient",
 	"controller":    "github.com/ctrlgen/ctrlgen/runtime/controller",
 	"manager":       "github.com/ctrlgen/ctrlgen/runtime/manager",
+	"admission":     "github.com/ctrlgen/ctrlgen/runtime/webhook/admission",
+	"field":         "k8s.io/apimachinery/pkg/util/validation/field",
 	"equality":      "k8s.io/apimachinery/pkg/api/equality",
 	"record":        "k8s.io/client-go/tools/record",
 	"klog":          "k8s.io/klog/v2",

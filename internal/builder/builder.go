@@ -183,6 +183,7 @@ func buildPackages(prog *loader.Program, graph *typegraph.Graph, pkgs []*loader.
 		}
 	}
 	b.controllers(p)
+	b.webhookKinds(p)
 	if len(b.errs) > 0 {
 		return nil, b.warnings, errors.Join(b.errs...)
 	}

@@ -372,18 +372,31 @@ func (b *builder) userMethods(k *model.Kind) {
 }
 
 // controllerMethods returns the names of the methods declared on
-// Controller or *Controller by the package's hand-written Go files in dir
-// (not tests, not files ctrlgen generated), and their marker lines. A
-// missing dir has none.
+// Controller or *Controller by the package's hand-written Go files in dir,
+// and their marker lines.
 func controllerMethods(dir string) (map[string]bool, []markers.Line, error) {
+	methods := map[string]bool{}
+	lines, err := handWritten(dir, func(f *ast.File) {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && typegraph.EmbeddedName(fd.Recv.List[0].Type) == "Controller" {
+				methods[fd.Name.Name] = true
+			}
+		}
+	})
+	return methods, lines, err
+}
+
+// handWritten parses the hand-written Go files in dir (not tests, not
+// files ctrlgen generated), calls visit with each, and returns their
+// marker lines. A missing dir has none.
+func handWritten(dir string, visit func(*ast.File)) ([]markers.Line, error) {
 	entries, err := os.ReadDir(dir)
 	if os.IsNotExist(err) {
-		return nil, nil, nil
+		return nil, nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	methods := map[string]bool{}
 	var lines []markers.Line
 	fset := token.NewFileSet()
 	for _, e := range entries {
@@ -394,23 +407,19 @@ func controllerMethods(dir string) (map[string]bool, []markers.Line, error) {
 		path := filepath.Join(dir, name)
 		src, err := os.ReadFile(path)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if genfile.Ours(src) {
 			continue
 		}
 		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution|parser.ParseComments)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		lines = append(lines, markers.Scan(fset, f, false).Lines()...)
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv != nil && len(fd.Recv.List) == 1 && typegraph.EmbeddedName(fd.Recv.List[0].Type) == "Controller" {
-				methods[fd.Name.Name] = true
-			}
-		}
+		visit(f)
 	}
-	return methods, lines, nil
+	return lines, nil
 }
 
 func groupOrCore(group string) string {

@@ -87,6 +87,7 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	k.Lister = enabled(markers.ListerGen) && declared[model.VerbGet] && declared[model.VerbList]
 	k.Informer = enabled(markers.InformerGen) && k.Lister && k.Has(model.VerbWatch)
 	k.Controller = b.controller(m, pos)
+	k.Webhook = b.kindWebhook(m)
 	return k
 }
 

@@ -103,7 +103,7 @@ var All = NewRegistry(Namespaces{Owned: []string{"ctrlgen:"}, Shared: []string{"
 	DeepCopyPackage, DeepCopyType, DeepCopyInterfaces, DeepCopyNonPointer,
 	ClientGen, ListerGen, InformerGen, RegisterGen,
 	ObjectRoot, ObjectGenerate, Resource, StatusSubresource,
-	Controller, ControllerOwns, ControllerFinalizer, ControllerExpectations, ControllerStatusApply,
+	Controller, ControllerOwns, ControllerFinalizer, ControllerExpectations, ControllerStatusApply, KindWebhook,
 }, crdDefs()...)...)
 
 func genclient(arg string) (bool, error) {

@@ -402,3 +402,20 @@ func TestWebhook(t *testing.T) {
 		}
 	}
 }
+
+// TestKindWebhook reads ctrlgen's one-line webhook marker on a kind.
+func TestKindWebhook(t *testing.T) {
+	vals, diags := KindWebhook.Read(lines(
+		"ctrlgen:webhook:defaulting,validation",
+		"ctrlgen:webhook:conversion",
+		"ctrlgen:webhook:defaulting,validaton",
+		"ctrlgen:webhook",
+	))
+	if len(vals) != 2 || vals[0].V != (KindWebhooks{Defaulting: true, Validation: true}) || vals[1].V != (KindWebhooks{Conversion: true}) {
+		t.Errorf("values %+v", vals)
+	}
+	if len(diags) != 2 || !strings.Contains(diags[0].Error(), "types.go:3: error: ") || !strings.Contains(diags[0].Error(), "did you mean validation?") ||
+		!strings.Contains(diags[1].Error(), "types.go:4: error: ") {
+		t.Errorf("diagnostics %v", diags)
+	}
+}

@@ -58,6 +58,11 @@ type Project struct {
 	// a controller).
 	ControllersDir string
 	ControllersPkg string
+	// WebhooksDir holds a package per +ctrlgen:webhook kind,
+	// <WebhooksDir>/<lower-case kind>, next to ControllersDir;
+	// WebhooksPkg is its import path.
+	WebhooksDir string
+	WebhooksPkg string
 
 	// CRDDir is where the crd generator writes manifests; CRDs are the
 	// CustomResourceDefinitions of the root kinds, filled only when it runs.
@@ -246,6 +251,8 @@ type Kind struct {
 	ListType *typegraph.Type
 	// Controller is set by "+ctrlgen:controller"; nil without it.
 	Controller *Controller
+	// Webhook is set by "+ctrlgen:webhook:"; nil without it.
+	Webhook *KindWebhook
 
 	// Client names, filled by builder.DeriveClientNames.
 

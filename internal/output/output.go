@@ -37,10 +37,11 @@ type Scope struct {
 	// TypeDirs are the writable API packages' directories, where only
 	// zz_generated.*.go files are written and removed.
 	TypeDirs []string
-	// ControllersDir holds a package per controller: any file below it may
-	// be written (Once files only when missing), and stale
-	// zz_generated.*.go files of its packages are removed.
-	ControllersDir string
+	// PackageDirs hold a package per controller or webhook kind (the
+	// controllers and webhooks directories): any file below them may be
+	// written (Once files only when missing), and stale zz_generated.*.go
+	// files of their packages are removed.
+	PackageDirs []string
 	// ManifestDirs hold generated manifests (CRDs, RBAC): any file
 	// directly in one may be written, and stale ones that start with
 	// genfile.YAMLHeader removed.
@@ -113,7 +114,7 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 }
 
 func (s Scope) allows(path string) error {
-	if within(s.OutputDir, path) || s.ControllersDir != "" && within(s.ControllersDir, path) || s.inManifestDir(path) {
+	if within(s.OutputDir, path) || s.inManifestDir(path) || slices.ContainsFunc(s.PackageDirs, func(d string) bool { return d != "" && within(d, path) }) {
 		return nil
 	}
 	dir, base := filepath.Split(path)
@@ -172,8 +173,10 @@ func (s Scope) stale(produced map[string]bool) ([]string, error) {
 	for _, dir := range s.TypeDirs {
 		globs = append(globs, filepath.Join(dir, "zz_generated.*.go"))
 	}
-	if s.ControllersDir != "" && !within(s.OutputDir, s.ControllersDir) {
-		globs = append(globs, filepath.Join(s.ControllersDir, "*", "zz_generated.*.go"))
+	for _, dir := range s.PackageDirs {
+		if dir != "" && !within(s.OutputDir, dir) {
+			globs = append(globs, filepath.Join(dir, "*", "zz_generated.*.go"))
+		}
 	}
 	for _, glob := range globs {
 		matches, err := filepath.Glob(glob)

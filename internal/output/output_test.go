@@ -102,7 +102,7 @@ func TestControllersDir(t *testing.T) {
 		"ctrl/b/zz_generated.mine.go":       "package b\n",
 		"ctrl/b/deeper/zz_generated.x.go":   ours,
 	})
-	scope := Scope{OutputDir: filepath.Join(dir, "out"), ControllersDir: filepath.Join(dir, "ctrl")}
+	scope := Scope{OutputDir: filepath.Join(dir, "out"), PackageDirs: []string{filepath.Join(dir, "ctrl")}}
 	files := []File{
 		{Path: filepath.Join(dir, "ctrl/a/zz_generated.controller.go"), Content: []byte(ours)},
 		{Path: filepath.Join(dir, "ctrl/a/reconcile.go"), Content: []byte("package a // new\n"), Once: true},

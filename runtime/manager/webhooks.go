@@ -30,6 +30,11 @@ import (
 // admission.Webhook or a conversion.Webhook from runtime/webhook.
 type WebhookInitFunc func(ctx context.Context, mc *Context) (http.Handler, error)
 
+// ConversionPath is where conversion webhooks are served, as
+// controller-runtime serves them and kubebuilder's CRD patches call them:
+// the CRDs get the CA bundle when a webhook is registered there.
+const ConversionPath = "/convert"
+
 type webhookRegistration struct {
 	path string
 	init WebhookInitFunc
@@ -170,7 +175,9 @@ func (m *Manager) webhookAuthority(cfg *rest.Config) (*webhookcert.Authority, fu
 		CertValidity: m.opts.WebhookCertValidity,
 		Grace:        m.opts.WebhookCARotationGrace,
 	})
-	target := webhookcert.Target{Service: service, Hosts: normalizeHosts(m.opts.WebhookHosts)}
+	// Conversion webhooks are served at /convert, as controller-runtime's.
+	conversion := slices.ContainsFunc(m.webhooks, func(w webhookRegistration) bool { return w.path == ConversionPath })
+	target := webhookcert.Target{Service: service, Hosts: normalizeHosts(m.opts.WebhookHosts), CRDs: conversion}
 	period := m.opts.WebhookCertSyncPeriod
 	if period <= 0 {
 		period = time.Minute

@@ -22,10 +22,12 @@ import (
 )
 
 // Target says which webhooks are this server's: those whose clientConfig
-// names Service, or a URL on one of Hosts.
+// names Service, or a URL on one of Hosts. CRDs says whether it serves
+// conversion webhooks, whose CRDs get the bundle too.
 type Target struct {
 	Service types.NamespacedName
 	Hosts   []string
+	CRDs    bool
 }
 
 func (t Target) matches(service *admissionregistrationv1.ServiceReference, rawURL *string) bool {
@@ -49,8 +51,9 @@ func (t Target) matches(service *admissionregistrationv1.ServiceReference, rawUR
 var crds = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // Inject writes bundle as the caBundle of every webhook of t in the
-// mutating and validating webhook configurations, and of every CRD whose
-// conversion webhook is t's. It reports how many objects it changed.
+// mutating and validating webhook configurations, and, with t.CRDs, of
+// every CRD whose conversion webhook is t's. It reports how many objects
+// it changed.
 func Inject(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interface, t Target, bundle []byte) (int, error) {
 	changed := 0
 	var errs []error
@@ -86,6 +89,9 @@ func Inject(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interfac
 		errs = append(errs, err)
 	}
 
+	if !t.CRDs {
+		return changed, errors.Join(errs...)
+	}
 	list, err := dyn.Resource(crds).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return changed, fmt.Errorf("listing CustomResourceDefinitions: %w", err)

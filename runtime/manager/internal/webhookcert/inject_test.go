@@ -46,7 +46,7 @@ func TestInjectWritesOnlyThisServersWebhooks(t *testing.T) {
 		crd("ours.example.com", map[string]any{"namespace": "system", "name": "webhook-service"}),
 		crd("theirs.example.com", map[string]any{"namespace": "other", "name": "webhook-service"}),
 		crd("none.example.com", nil))
-	target := Target{Service: types.NamespacedName{Namespace: "system", Name: "webhook-service"}, Hosts: []string{"127.0.0.1"}}
+	target := Target{Service: types.NamespacedName{Namespace: "system", Name: "webhook-service"}, Hosts: []string{"127.0.0.1"}, CRDs: true}
 
 	n, err := Inject(ctx, kube, dyn, target, []byte("bundle"))
 	if err != nil || n != 3 {
