@@ -61,7 +61,8 @@ func TestMydemoLeaderElection(t *testing.T) {
 			"--leader-elect-renew-deadline="+renewDeadline.String(),
 			"--leader-elect-retry-period="+retryPeriod.String(),
 			"--metrics-bind-address="+p.metricsAddr,
-			"--metrics-secure=false", // scraped over plain HTTP; metrics_test.go is about security
+			"--webhook-bind-address=", // webhook_test.go serves them
+			"--metrics-secure=false",  // scraped over plain HTTP; metrics_test.go is about security
 			"--health-probe-bind-address="+p.healthAddr,
 			"--workers=2",
 			"-v=2",

@@ -51,6 +51,7 @@ func TestMetricsAreServedOnlyToTokensAllowedToGetThem(t *testing.T) {
 		"--kubeconfig="+account.kubeconfig,
 		"--leader-elect=false",
 		"--metrics-bind-address="+metricsAddr,
+		"--webhook-bind-address=", // webhook_test.go serves them
 		"--health-probe-bind-address="+healthAddr,
 	)
 	poll(t, time.Minute, 50*time.Millisecond, "/readyz over plain HTTP", func() (bool, string) {

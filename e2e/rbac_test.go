@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
@@ -101,15 +102,17 @@ func TestMydemoRBACIsMinimal(t *testing.T) {
 
 	manager := permissions("ClusterRole", "manager-role", account.rules(t, "ClusterRole", "manager-role"))
 	leader := permissions("Role", "leader-election-role", account.rules(t, "Role", "leader-election-role"))
-	if len(manager) == 0 || len(leader) == 0 {
-		t.Fatalf("no permissions: manager-role %v, leader-election-role %v", manager, leader)
+	cert := permissions("Role", "webhook-cert-role", account.rules(t, "Role", "webhook-cert-role"))
+	if len(manager) == 0 || len(leader) == 0 || len(cert) == 0 {
+		t.Fatalf("no permissions: manager-role %v, leader-election-role %v, webhook-cert-role %v", manager, leader, cert)
 	}
-	all := append(manager, leader...)
+	all := append(append(manager, leader...), cert...)
 
 	t.Run("whole role", func(t *testing.T) {
 		s.mydemos(t, nil)
 		s.leaderElection(t, nil)
 		s.shards(t, nil)
+		s.webhooks(t, nil)
 		account.log.checkNone(t)
 	})
 	var prev *permission
@@ -129,6 +132,8 @@ func TestMydemoRBACIsMinimal(t *testing.T) {
 				return ok
 			}
 			switch {
+			case p.group == "admissionregistration.k8s.io" || p.resource == "secrets":
+				s.webhooks(t, refused)
 			case p.resource != "leases":
 				s.mydemos(t, refused)
 			case p.verb == "list" || p.verb == "watch" || p.verb == "delete":
@@ -145,6 +150,50 @@ func TestMydemoRBACIsMinimal(t *testing.T) {
 			account.log.take()
 		})
 	}
+}
+
+// webhooks serves the Mydemo webhooks with the manager's own
+// certificates, controllers off: started over a garbled certificates'
+// Secret (get and update it), then, once ready, webhook configurations
+// created (watched, listed, read and updated with the CA bundle before the
+// ten-minute sync period could), then started again without the Secret
+// (create it). With refused it stops as soon as refused holds.
+func (s *rbacScenario) webhooks(t *testing.T, refused func() bool) {
+	ctx := context.Background()
+	secrets := s.kc.CoreV1().Secrets(s.account.ns)
+	if _, err := secrets.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "webhook-server-cert"},
+		Data: map[string][]byte{"tls.crt": []byte("garbled")}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	addr := localAddr(t)
+	start := func() *mydemoProcess {
+		return s.start(t, "webhooks", "--leader-elect=false", "--controllers=-"+mydemo.ControllerName,
+			"--leader-elect-namespace="+s.account.ns, "--webhook-bind-address="+addr, "--webhook-hosts=127.0.0.1",
+			"--webhook-cert-sync-period=10m")
+	}
+	p := start()
+	defer func() { s.stop(t, p) }()
+	if !waitFor(t, p, refused, "the webhook server to serve a valid certificate", func() (bool, string) { return ready(p) }) {
+		return
+	}
+	ns := namespace(t, s.kc)
+	applyWebhookManifests(t, dynamic.NewForConfigOrDie(s.e.Config()), mydemoWebhookManifests, "https://"+addr, ns)
+	refusedByWebhook := func() (bool, string) {
+		_, err := s.md.CrddemoV1().Mydemos(ns).Create(ctx, newMydemo(ns, "bad", "not-an-ip", 80, nil), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err != nil && strings.Contains(err.Error(), `admission webhook "vmydemo-v1.kb.io" denied the request`), fmt.Sprint(err)
+	}
+	if !waitFor(t, p, refused, "the apiserver to call the webhooks", refusedByWebhook) {
+		return
+	}
+	s.stop(t, p)
+	if err := secrets.Delete(ctx, "webhook-server-cert", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p = start()
+	if !waitFor(t, p, refused, "the webhook server to make its certificates", func() (bool, string) { return ready(p) }) {
+		return
+	}
+	waitFor(t, p, refused, "the apiserver to call the webhooks", refusedByWebhook)
 }
 
 // rbacScenario runs the mydemo command as account through scenarios.
@@ -166,7 +215,8 @@ func (s *rbacScenario) start(t *testing.T, name string, args ...string) *mydemoP
 	p.child = startChildEnv(t, fmt.Sprintf("%s-%d", name, s.runs), s.bin, []string{"KUBE_FEATURE_WatchListClient=false"}, append([]string{
 		"--kubeconfig=" + s.account.kubeconfig,
 		"--metrics-bind-address=" + p.metricsAddr,
-		"--metrics-secure=false", // scraped over plain HTTP; metrics_test.go is about security
+		"--webhook-bind-address=", // webhook_test.go serves them
+		"--metrics-secure=false",  // scraped over plain HTTP; metrics_test.go is about security
 		"--health-probe-bind-address=" + p.healthAddr,
 		"--workers=2",
 	}, args...)...)

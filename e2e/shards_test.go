@@ -98,7 +98,8 @@ func TestMydemoShards(t *testing.T) {
 			"--leader-elect-retry-period="+retryPeriod.String(),
 			"--reconcile-trace-file="+p.trace,
 			"--metrics-bind-address="+p.metricsAddr,
-			"--metrics-secure=false", // scraped over plain HTTP; metrics_test.go is about security
+			"--webhook-bind-address=", // webhook_test.go serves them
+			"--metrics-secure=false",  // scraped over plain HTTP; metrics_test.go is about security
 			"--health-probe-bind-address="+addrs[1],
 			"--workers=8",
 		)

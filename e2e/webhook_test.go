@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"reflect"
 	"strings"
 	"sync"
@@ -23,13 +24,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
+	mydemowebhook "github.com/ctrlgen/ctrlgen/examples/mydemo/webhooks/mydemo"
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 	"github.com/ctrlgen/ctrlgen/runtime/webhook/admission"
 	"github.com/ctrlgen/ctrlgen/runtime/webhook/conversion"
 )
 
 var (
+	mydemoGVR = schema.GroupVersionResource{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}
 	widgetsV1 = schema.GroupVersionResource{Group: widgetGroup, Version: "v1", Resource: "widgets"}
 	widgetsV2 = schema.GroupVersionResource{Group: widgetGroup, Version: "v2", Resource: "widgets"}
 )
@@ -435,4 +440,120 @@ func servedCertificate(t *testing.T, addr string) *x509.Certificate {
 	}
 	defer conn.Close()
 	return conn.ConnectionState().PeerCertificates[0]
+}
+
+// mydemoWebhookManifests is the example's config/webhook/manifests.yaml,
+// generated from +ctrlgen:webhook on Mydemo.
+const mydemoWebhookManifests = "../examples/mydemo/config/webhook/manifests.yaml"
+
+// applyWebhookManifests creates the webhook configurations of a generated
+// manifests.yaml as a deployment's kustomization would, but calling base
+// (https://127.0.0.1:port) instead of the Service, and only for objects in
+// namespace ns; they are deleted on cleanup.
+func applyWebhookManifests(t *testing.T, dyn dynamic.Interface, file, base, ns string) {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil || len(obj.Object) == 0 {
+			continue
+		}
+		obj.SetName(obj.GetName() + "-" + ns)
+		hooks, _, _ := unstructured.NestedSlice(obj.Object, "webhooks")
+		for i, h := range hooks {
+			h := h.(map[string]any)
+			path, _, _ := unstructured.NestedString(h, "clientConfig", "service", "path")
+			h["clientConfig"] = map[string]any{"url": base + path}
+			h["namespaceSelector"] = map[string]any{"matchLabels": map[string]any{"kubernetes.io/metadata.name": ns}}
+			hooks[i] = h
+		}
+		unstructured.SetNestedSlice(obj.Object, hooks, "webhooks")
+		gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1",
+			Resource: strings.ToLower(obj.GetKind()) + "s"}
+		if _, err := dyn.Resource(gvr).Create(context.Background(), obj, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("creating %s %s: %v", obj.GetKind(), obj.GetName(), err)
+		}
+		t.Cleanup(func() { dyn.Resource(gvr).Delete(context.Background(), obj.GetName(), metav1.DeleteOptions{}) })
+	}
+}
+
+// TestMydemoWebhooks serves the webhooks ctrlgen generated for the
+// example's Mydemo (+ctrlgen:webhook:defaulting,validation), with the
+// generated manifests, against the real apiserver.
+func TestMydemoWebhooks(t *testing.T) {
+	e := env(t)
+	installMydemoCRD(t, e)
+	ctx := context.Background()
+	kc := kubernetes.NewForConfigOrDie(e.Config())
+	ns := namespace(t, kc)
+	warned := &warningLog{}
+	cfg := e.Config()
+	cfg.WarningHandler = warned
+	dyn := dynamic.NewForConfigOrDie(cfg)
+
+	addr := localAddr(t)
+	o := manager.DefaultOptions()
+	o.Kubeconfig, o.LeaderElect, o.LeaderElectionNamespace = e.KubeconfigPath(), false, ns
+	o.WebhookAddr, o.WebhookHosts = addr, []string{"127.0.0.1"}
+	startManagerWith(t, o, mydemowebhook.Register)
+	applyWebhookManifests(t, dyn, mydemoWebhookManifests, "https://"+addr, ns)
+
+	mydemos := dyn.Resource(mydemoGVR).Namespace(ns)
+	mydemo := func(name, ip string, port int64) *unstructured.Unstructured {
+		spec := map[string]any{"ip": ip}
+		if port != 0 {
+			spec["port"] = port
+		}
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": "crddemo.k8s.io/v1", "kind": "Mydemo",
+			"metadata": map[string]any{"name": name, "namespace": ns}, "spec": spec}}
+	}
+	eventually(t, time.Minute, "the apiserver to call the webhooks", func() (bool, string) {
+		_, err := mydemos.Create(ctx, mydemo("probe", "10.0.0.1", 1), metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		return err == nil, fmt.Sprint(err)
+	})
+
+	byGenerated, _ := jsoncodec.Decodes()
+	got, err := mydemos.Create(ctx, mydemo("defaulted", "10.0.0.1", 0), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if port, _, _ := unstructured.NestedInt64(got.Object, "spec", "port"); port != mydemowebhook.DefaultPort {
+		t.Errorf("spec.port = %d, want the default %d", port, mydemowebhook.DefaultPort)
+	}
+	if after, _ := jsoncodec.Decodes(); after-byGenerated < 2 {
+		t.Errorf("the webhooks decoded %d Mydemos with the generated decoder, want 2 (defaulting and validation)", after-byGenerated)
+	}
+
+	_, err = mydemos.Create(ctx, mydemo("bad", "not-an-ip", 1), metav1.CreateOptions{})
+	want := `admission webhook "vmydemo-v1.kb.io" denied the request: Mydemo.crddemo.k8s.io "bad" is invalid: spec.ip: Invalid value: "not-an-ip": must be an IPv4 or IPv6 address`
+	if !apierrors.IsInvalid(err) || err.Error() != want {
+		t.Errorf("an invalid Mydemo: got %v, want %q", err, want)
+	}
+
+	warned.mu.Lock()
+	warned.msgs = nil
+	warned.mu.Unlock()
+	if _, err := mydemos.Create(ctx, mydemo("loopback", "127.0.0.1", 1), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	warned.mu.Lock()
+	if len(warned.msgs) != 1 || !strings.Contains(warned.msgs[0], "loopback") {
+		t.Errorf("warnings %q", warned.msgs)
+	}
+	warned.mu.Unlock()
+
+	protected := mydemo("protected", "10.0.0.2", 1)
+	protected.SetLabels(map[string]string{mydemowebhook.ProtectedLabel: "true"})
+	if _, err := mydemos.Create(ctx, protected, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mydemos.Delete(ctx, "protected", metav1.DeleteOptions{}); !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "remove the label to delete it") {
+		t.Errorf("deleting a protected Mydemo: %v", err)
+	}
+	if err := mydemos.Delete(ctx, "defaulted", metav1.DeleteOptions{}); err != nil {
+		t.Errorf("deleting an unprotected Mydemo: %v", err)
+	}
 }

@@ -7,8 +7,14 @@
 //	go run ./examples/mydemo --kubeconfig ~/.kube/config --leader-elect=false
 //	kubectl apply -f config/sample.yaml
 //
+// It also serves the Mydemo webhooks (webhooks/mydemo: a port defaulted
+// to 80, spec.ip checked to be an IP address, deletes of protected
+// Mydemos refused) over HTTPS on --webhook-bind-address (default :9443;
+// empty turns them off), with the manager's own certificates unless
+// --webhook-cert-dir gives cert-manager's.
+//
 // Flags: the manager's (--kubeconfig, --controllers, --workers, --resync,
-// --leader-elect*, --metrics-bind-address (default :8443),
+// --leader-elect*, --metrics-bind-address (default :8443), --webhook-*,
 // --metrics-secure (default true: HTTPS, and only for tokens allowed to
 // get /metrics; false for plain HTTP), --metrics-cert-dir/-name/-key,
 // --health-probe-bind-address (default :8081), --kube-api-qps/burst),
@@ -22,7 +28,7 @@
 // image Dockerfile builds.
 package main
 
-//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd --rbac-dir config/rbac ./apis/...
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd --rbac-dir config/rbac --webhook-dir config/webhook ./apis/...
 
 import (
 	"context"
@@ -35,6 +41,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
+	mydemowebhook "github.com/ctrlgen/ctrlgen/examples/mydemo/webhooks/mydemo"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 )
@@ -77,7 +84,9 @@ func run(f flags) error {
 		ctx = controller.WithReconcileObserver(ctx, traceReconciles(file))
 	}
 	manager.Register(mydemo.ControllerName, mydemo.Init)
-	return manager.New(f.Options).RunWithSignals(ctx)
+	m := manager.New(f.Options)
+	mydemowebhook.Register(m)
+	return m.RunWithSignals(ctx)
 }
 
 // traceReconciles writes a line per reconcile to w: "<controller>

@@ -25,7 +25,7 @@ import "github.com/ctrlgen/ctrlgen/internal/model"
 //   - create and patch on core events: the wiring records Warning events
 //     through the manager's recorder, which creates an event and patches
 //     it when it recurs;
-//   - with webhooks, get, list and update on the mutating and validating
+//   - with webhooks, get, list, watch and update on the mutating and validating
 //     webhook configurations: the manager writes its CA bundle into those
 //     that call it (the Secret that holds its certificates is the
 //     webhook-cert Role's).
@@ -67,8 +67,8 @@ func Derive(p *model.Project) []*model.RBACRule {
 		add("", "events", "create", "patch")
 	}
 	if len(p.Webhooks) > 0 {
-		add("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get", "list", "update")
-		add("admissionregistration.k8s.io", "validatingwebhookconfigurations", "get", "list", "update")
+		add("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get", "list", "update", "watch")
+		add("admissionregistration.k8s.io", "validatingwebhookconfigurations", "get", "list", "update", "watch")
 	}
 	return out
 }

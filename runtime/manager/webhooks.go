@@ -19,9 +19,13 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
+	clientcache "k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
+	kubeinformers "github.com/ctrlgen/ctrlgen/runtime/kube/informers"
 	"github.com/ctrlgen/ctrlgen/runtime/manager/internal/servingcert"
 	"github.com/ctrlgen/ctrlgen/runtime/manager/internal/webhookcert"
 )
@@ -184,10 +188,19 @@ func (m *Manager) webhookAuthority(cfg *rest.Config) (*webhookcert.Authority, fu
 	}
 	sync := func(ctx context.Context) {
 		logger := klog.FromContext(ctx)
+		// A webhook configuration (or CRD) created or applied anew gets
+		// the bundle at once, not at the next period: a watch pokes the
+		// loop.
+		poke := make(chan struct{}, 1)
+		stopWatches := watchWebhookTargets(ctx, kube, cfg, conversion, func() {
+			select {
+			case poke <- struct{}{}:
+			default:
+			}
+		})
+		defer stopWatches()
 		backoff := wait.Backoff{Duration: 200 * time.Millisecond, Factor: 2, Steps: 1 << 30, Cap: period}
 		for {
-			// Injected every round, not only when the bundle changes: an
-			// apply of the webhook manifests clears the caBundle.
 			err := authority.Sync(ctx)
 			if err == nil {
 				bundle := authority.Bundle()
@@ -210,11 +223,42 @@ func (m *Manager) webhookAuthority(cfg *rest.Config) (*webhookcert.Authority, fu
 			select {
 			case <-ctx.Done():
 				return
+			case <-poke:
 			case <-time.After(delay):
 			}
 		}
 	}
 	return authority, sync, nil
+}
+
+// watchWebhookTargets calls changed whenever a mutating or validating
+// webhook configuration, or with crds a CRD, is added or updated; it
+// returns a function that stops watching.
+func watchWebhookTargets(ctx context.Context, kube kubernetes.Interface, cfg *rest.Config, crds bool, changed func()) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	handler := clientcache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { changed() },
+		UpdateFunc: func(any, any) { changed() },
+	}
+	factory := kubeinformers.NewSharedInformerFactory(kube, 0)
+	factory.Admissionregistration().V1().MutatingWebhookConfigurations().Informer().AddEventHandler(handler)
+	factory.Admissionregistration().V1().ValidatingWebhookConfigurations().Informer().AddEventHandler(handler)
+	factory.Start(ctx.Done())
+	var metaFactory metadatainformer.SharedInformerFactory
+	if crds {
+		if client, err := metadata.NewForConfig(rest.CopyConfig(cfg)); err == nil {
+			metaFactory = metadatainformer.NewSharedInformerFactory(client, 0)
+			metaFactory.ForResource(webhookcert.CRDs).Informer().AddEventHandler(handler)
+			metaFactory.Start(ctx.Done())
+		}
+	}
+	return func() {
+		cancel()
+		factory.Shutdown()
+		if metaFactory != nil {
+			metaFactory.Shutdown()
+		}
+	}
 }
 
 // normalizeHosts writes IP addresses as net.IP does, as URLs are matched.

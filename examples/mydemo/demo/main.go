@@ -1,8 +1,10 @@
 // Command demo is what `make demo` runs: it starts a local control plane,
 // installs (and prints) the Mydemo CRD ctrlgen generated, starts the
-// mydemo controller as its own process, applies config/sample.yaml, prints
-// the reconciled Mydemo and the ConfigMap it owns, scrapes the
-// controller's metrics without and with a token, and stops everything.
+// mydemo controller as its own process, installs the webhook
+// configurations ctrlgen generated, applies config/sample.yaml, prints the
+// reconciled Mydemo and the ConfigMap it owns, shows an invalid Mydemo
+// refused and a port defaulted by the webhooks, scrapes the controller's
+// metrics without and with a token, and stops everything.
 package main
 
 import (
@@ -128,8 +130,13 @@ func run(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	webhookAddr, err := freeAddr()
+	if err != nil {
+		return err
+	}
 	ctrl := exec.Command(bin, "--kubeconfig", env.KubeconfigPath(), "--leader-elect=true",
-		"--leader-elect-namespace", "default", "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "127.0.0.1:0")
+		"--leader-elect-namespace", "default", "--metrics-bind-address", metricsAddr, "--health-probe-bind-address", "127.0.0.1:0",
+		"--webhook-bind-address", webhookAddr, "--webhook-hosts", "127.0.0.1")
 	ctrl.Stdout, ctrl.Stderr = logs, logs
 	if err := ctrl.Start(); err != nil {
 		return err
@@ -139,6 +146,21 @@ func run(ctx context.Context, dir string) error {
 		ctrl.Process.Signal(syscall.SIGTERM)
 		ctrl.Wait()
 	}()
+
+	webhookFile := filepath.Join(dir, "config", "webhook", "manifests.yaml")
+	step("installing the webhook configurations ctrlgen generated from +ctrlgen:webhook (%s),\n    calling https://%s instead of the Service a deployment has; the controller writes their caBundle", webhookFile, webhookAddr)
+	if err := installWebhooks(ctx, dyn, webhookFile, "https://"+webhookAddr); err != nil {
+		return err
+	}
+	invalid := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "crddemo.k8s.io/v1", "kind": "Mydemo",
+		"metadata": map[string]any{"name": "invalid", "namespace": "default"}, "spec": map[string]any{"ip": "not-an-ip", "port": int64(80)}}}
+	var refusal error
+	if err := waitFor(ctx, "the apiserver to call the webhooks", func() (bool, error) {
+		_, refusal = dyn.Resource(mydemoGVR).Namespace("default").Create(ctx, invalid, metav1.CreateOptions{})
+		return apierrors.IsInvalid(refusal), refusal
+	}); err != nil {
+		return err
+	}
 
 	step("applying %s/config/sample.yaml", dir)
 	if err := apply(ctx, dyn, mydemoGVR, "default", filepath.Join(dir, "config", "sample.yaml")); err != nil {
@@ -169,6 +191,19 @@ func run(ctx context.Context, dir string) error {
 	if err := printYAML(map[string]any{"metadata": map[string]any{
 		"name": cm.Name, "namespace": cm.Namespace, "ownerReferences": cm.OwnerReferences,
 	}, "data": cm.Data}); err != nil {
+		return err
+	}
+
+	step("a Mydemo whose spec.ip is not an IP address, refused by the validating webhook:")
+	fmt.Printf("    %v\n", refusal)
+	noPort := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "crddemo.k8s.io/v1", "kind": "Mydemo",
+		"metadata": map[string]any{"name": "no-port", "namespace": "default"}, "spec": map[string]any{"ip": "10.0.0.9"}}}
+	created, err := dyn.Resource(mydemoGVR).Namespace("default").Create(ctx, noPort, metav1.CreateOptions{})
+	if err != nil {
+		return err
+	}
+	step("a Mydemo created without a port, defaulted by the mutating webhook:")
+	if err := printYAML(map[string]any{"spec": created.Object["spec"]}); err != nil {
 		return err
 	}
 
@@ -235,6 +270,40 @@ func apply(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionRe
 		return nil
 	}
 	return err
+}
+
+// installWebhooks creates the webhook configurations of a generated
+// manifests.yaml, calling base (https://host:port) at each webhook's path
+// instead of the Service.
+func installWebhooks(ctx context.Context, dyn dynamic.Interface, file, base string) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	for _, doc := range strings.Split(string(raw), "\n---\n") {
+		obj := &unstructured.Unstructured{}
+		if err := yaml.Unmarshal([]byte(doc), &obj.Object); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		if len(obj.Object) == 0 {
+			continue
+		}
+		hooks, _, _ := unstructured.NestedSlice(obj.Object, "webhooks")
+		for i, h := range hooks {
+			h := h.(map[string]any)
+			path, _, _ := unstructured.NestedString(h, "clientConfig", "service", "path")
+			h["clientConfig"] = map[string]any{"url": base + path}
+			hooks[i] = h
+		}
+		if err := unstructured.SetNestedSlice(obj.Object, hooks, "webhooks"); err != nil {
+			return err
+		}
+		gvr := schema.GroupVersionResource{Group: "admissionregistration.k8s.io", Version: "v1", Resource: strings.ToLower(obj.GetKind()) + "s"}
+		if _, err := dyn.Resource(gvr).Create(ctx, obj, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 func ready(obj *unstructured.Unstructured) bool {

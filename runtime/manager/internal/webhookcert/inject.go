@@ -48,7 +48,8 @@ func (t Target) matches(service *admissionregistrationv1.ServiceReference, rawUR
 	return slices.Contains(t.Hosts, host)
 }
 
-var crds = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+// CRDs is the resource of CustomResourceDefinitions.
+var CRDs = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // Inject writes bundle as the caBundle of every webhook of t in the
 // mutating and validating webhook configurations, and, with t.CRDs, of
@@ -92,14 +93,14 @@ func Inject(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interfac
 	if !t.CRDs {
 		return changed, errors.Join(errs...)
 	}
-	list, err := dyn.Resource(crds).List(ctx, metav1.ListOptions{})
+	list, err := dyn.Resource(CRDs).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return changed, fmt.Errorf("listing CustomResourceDefinitions: %w", err)
 	}
 	encoded := base64.StdEncoding.EncodeToString(bundle)
 	for _, c := range list.Items {
 		n, err := updateWebhooks(ctx, c.GetName(), func(ctx context.Context) (bool, error) {
-			cur, err := dyn.Resource(crds).Get(ctx, c.GetName(), metav1.GetOptions{})
+			cur, err := dyn.Resource(CRDs).Get(ctx, c.GetName(), metav1.GetOptions{})
 			if err != nil {
 				return false, err
 			}
@@ -112,7 +113,7 @@ func Inject(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interfac
 			if err := unstructured.SetNestedField(cur.Object, encoded, "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
 				return false, err
 			}
-			_, err = dyn.Resource(crds).Update(ctx, cur, metav1.UpdateOptions{})
+			_, err = dyn.Resource(CRDs).Update(ctx, cur, metav1.UpdateOptions{})
 			return true, err
 		})
 		changed += n

@@ -61,7 +61,7 @@ func TestInjectWritesOnlyThisServersWebhooks(t *testing.T) {
 		t.Errorf("validating by URL: %q", v.Webhooks[0].ClientConfig.CABundle)
 	}
 	for name, want := range map[string]string{"ours.example.com": base64.StdEncoding.EncodeToString([]byte("bundle")), "theirs.example.com": "", "none.example.com": ""} {
-		c, _ := dyn.Resource(crds).Get(ctx, name, metav1.GetOptions{})
+		c, _ := dyn.Resource(CRDs).Get(ctx, name, metav1.GetOptions{})
 		got, _, _ := unstructured.NestedString(c.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
 		if got != want {
 			t.Errorf("CRD %s: caBundle %q, want %q", name, got, want)
