@@ -305,6 +305,16 @@ func (p *Program) LookupSome(path string, keep func(path string, src []byte) boo
 	return pkgs[0], p.complete(pkgs[0])
 }
 
+// PackageName returns the name of the package with the given import path,
+// listing it if needed but parsing nothing.
+func (p *Program) PackageName(path string) (string, error) {
+	lp, err := p.listedPackage(path)
+	if err != nil {
+		return "", err
+	}
+	return lp.Name, nil
+}
+
 func (p *Program) listedPackage(path string) (*listedPackage, error) {
 	p.mu.Lock()
 	lp, ok := p.listed[path]

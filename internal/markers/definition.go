@@ -154,12 +154,12 @@ func (d *Definition[T]) Get(s Set) (T, bool) {
 }
 
 // Has reports whether the marker is in s.
-func (d *Definition[T]) Has(s Set) bool { return len(s.found[d.key()]) > 0 }
+func (d *Definition[T]) Has(s Set) bool { return s.first(d.key()) != nil }
 
 // Pos returns where the marker first appears in s.
 func (d *Definition[T]) Pos(s Set) token.Position {
-	if occ := s.found[d.key()]; len(occ) > 0 {
-		return occ[0].pos
+	if o := s.first(d.key()); o != nil {
+		return o.pos
 	}
 	return token.Position{}
 }
@@ -167,9 +167,12 @@ func (d *Definition[T]) Pos(s Set) token.Position {
 // All returns every occurrence of the marker in s, in source order.
 func (d *Definition[T]) All(s Set) []Value[T] {
 	var out []Value[T]
-	for _, o := range s.found[d.key()] {
-		v, _ := o.value.(T) // a nil value of an interface type T too
-		out = append(out, Value[T]{V: v, Pos: o.pos})
+	k := d.key()
+	for _, o := range s.found {
+		if o.key == k {
+			v, _ := o.value.(T) // a nil value of an interface type T too
+			out = append(out, Value[T]{V: v, Pos: o.pos})
+		}
 	}
 	return out
 }
@@ -181,26 +184,35 @@ type defKey struct {
 	target Target
 }
 
-// Set is the markers found on one package, type or field.
+// Set is the markers found on one package, type or field: a few at
+// most, so a list rather than a map, small enough to keep one for every
+// type and field read.
 type Set struct {
-	found map[defKey][]occurrence
+	found []occurrence // in source order
 }
 
 // occurrence is one marker line that parsed: its argument text, kept to
 // tell a repetition from a conflict, and its value, of the definition's
 // type.
 type occurrence struct {
+	key   defKey
 	arg   string
 	value any
 	pos   token.Position
 }
 
 func (s *Set) add(d Def, arg string, value any, pos token.Position) {
-	if s.found == nil {
-		s.found = map[defKey][]occurrence{}
+	s.found = append(s.found, occurrence{defKey{d.Name(), d.Target()}, arg, value, pos})
+}
+
+// first is the first occurrence of the definition k, or nil.
+func (s Set) first(k defKey) *occurrence {
+	for i := range s.found {
+		if s.found[i].key == k {
+			return &s.found[i]
+		}
 	}
-	k := defKey{d.Name(), d.Target()}
-	s.found[k] = append(s.found[k], occurrence{arg, value, pos})
+	return nil
 }
 
 // Diagnostic is a problem with a marker, at a position.

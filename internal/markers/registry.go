@@ -115,8 +115,8 @@ func (r *Registry) Collect(lines []Line, t Target) (Set, []Diagnostic) {
 			diags = append(diags, Diagnostic{Pos: l.Pos, Msg: fmt.Sprintf("+%s: %v; expected %s", l.Text, err, d.Syntax())})
 			continue
 		}
-		if prev, dup := s.found[defKey{d.Name(), d.Target()}]; dup && !d.Repeatable() && prev[0].arg != arg {
-			diags = append(diags, Diagnostic{Pos: l.Pos, Msg: fmt.Sprintf("+%s given twice with different values (first at %s)", d.Name(), position(prev[0].pos))})
+		if prev := s.first(defKey{d.Name(), d.Target()}); prev != nil && !d.Repeatable() && prev.arg != arg {
+			diags = append(diags, Diagnostic{Pos: l.Pos, Msg: fmt.Sprintf("+%s given twice with different values (first at %s)", d.Name(), position(prev.pos))})
 			continue
 		}
 		s.add(d, arg, value, l.Pos)

@@ -169,22 +169,28 @@ func (s *scanner) detached(g *ast.CommentGroup, lines []Line, items []item) Deta
 	return d
 }
 
-// lines returns the marker lines of a comment block: those that start
-// with "+" once the comment markers and surrounding spaces are removed.
-func (s *scanner) lines(g *ast.CommentGroup) []Line {
+func (s *scanner) lines(g *ast.CommentGroup) []Line { return GroupLines(s.fset, g) }
+
+// GroupLines returns the marker lines of a comment block: those that
+// start with "+" once the comment markers and surrounding spaces are
+// removed. A struct field's markers are those of its doc comment.
+func GroupLines(fset *token.FileSet, g *ast.CommentGroup) []Line {
+	if g == nil {
+		return nil
+	}
 	var out []Line
 	for _, c := range g.List {
 		text, isLine := strings.CutPrefix(c.Text, "//")
 		if isLine {
 			if rest, ok := strings.CutPrefix(strings.TrimSpace(text), "+"); ok {
-				out = append(out, Line{Text: rest, Pos: s.fset.Position(c.Slash)})
+				out = append(out, Line{Text: rest, Pos: fset.Position(c.Slash)})
 			}
 			continue
 		}
 		if !strings.Contains(text, "+") {
 			continue
 		}
-		pos := s.fset.Position(c.Slash)
+		pos := fset.Position(c.Slash)
 		text = strings.TrimSuffix(strings.TrimPrefix(c.Text, "/*"), "*/")
 		for i, l := range strings.Split(text, "\n") {
 			l = strings.TrimSpace(l)
