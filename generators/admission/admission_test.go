@@ -24,51 +24,28 @@ func module(t *testing.T) (string, ctrlgen.Config) {
 	return dir, cfg
 }
 
-func read(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-func replace(t *testing.T, path, old, new string) {
-	t.Helper()
-	s := read(t, path)
-	if !strings.Contains(s, old) {
-		t.Fatalf("%s has no %q", path, old)
-	}
-	testmod.Write(t, path, []byte(strings.Replace(s, old, new, 1)))
-}
-
 func TestWiringIsRewrittenAndTheUserFileKept(t *testing.T) {
 	dir, cfg := module(t)
 	order := filepath.Join(dir, "webhooks/order")
 	wiringPath, userPath := filepath.Join(order, "zz_generated.webhook.go"), filepath.Join(order, "webhook.go")
-	if !strings.HasPrefix(read(t, wiringPath), gen.Header+"\n") {
+	if !strings.HasPrefix(testmod.Read(t, wiringPath), gen.Header+"\n") {
 		t.Error("the wiring has no generated header")
 	}
-	user := read(t, userPath)
+	user := testmod.Read(t, userPath)
 	if strings.Contains(user, "DO NOT EDIT") || !strings.Contains(user, "func (d *Defaulter) Default(") || !strings.Contains(user, "func (v *Validator) ValidateDelete(") {
 		t.Fatalf("user file:\n%s", user)
 	}
-	replace(t, userPath, "func (d *Defaulter) Default(ctx context.Context, obj *shopv1.Order) error {\n\treturn nil",
+	testmod.Replace(t, userPath, "func (d *Defaulter) Default(ctx context.Context, obj *shopv1.Order) error {\n\treturn nil",
 		"func (d *Defaulter) Default(ctx context.Context, obj *shopv1.Order) error {\n\tobj.Spec.Quantity = max(obj.Spec.Quantity, 1)\n\treturn nil")
-	edited := read(t, userPath)
+	edited := testmod.Read(t, userPath)
 	os.Remove(wiringPath)
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if read(t, userPath) != edited {
+	if testmod.Read(t, userPath) != edited {
 		t.Error("a run changed the user's file")
 	}
-	if !exists(wiringPath) {
+	if !testmod.Exists(wiringPath) {
 		t.Error("the removed wiring did not come back")
 	}
 
@@ -79,24 +56,24 @@ func TestWiringIsRewrittenAndTheUserFileKept(t *testing.T) {
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if exists(userPath) {
+	if testmod.Exists(userPath) {
 		t.Error("webhook.go written again next to the user's own Defaulter")
 	}
 }
 
 func TestWebhookMarkerRemovedRemovesOnlyTheWiring(t *testing.T) {
 	dir, cfg := module(t)
-	replace(t, filepath.Join(dir, "apis/shop/v1/types.go"), "// +ctrlgen:webhook:validation\n", "")
+	testmod.Replace(t, filepath.Join(dir, "apis/shop/v1/types.go"), "// +ctrlgen:webhook:validation\n", "")
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if exists(filepath.Join(dir, "webhooks/receipt/zz_generated.webhook.go")) {
+	if testmod.Exists(filepath.Join(dir, "webhooks/receipt/zz_generated.webhook.go")) {
 		t.Error("the wiring of a kind without +ctrlgen:webhook is still there")
 	}
-	if !exists(filepath.Join(dir, "webhooks/receipt/webhook.go")) {
+	if !testmod.Exists(filepath.Join(dir, "webhooks/receipt/webhook.go")) {
 		t.Error("the user's file was removed")
 	}
-	if !exists(filepath.Join(dir, "webhooks/order/zz_generated.webhook.go")) {
+	if !testmod.Exists(filepath.Join(dir, "webhooks/order/zz_generated.webhook.go")) {
 		t.Error("the other kind's wiring was removed")
 	}
 }
@@ -108,7 +85,7 @@ func TestBadWebhookMarkersFailAtTheirLine(t *testing.T) {
 	} {
 		t.Run(tc.marker, func(t *testing.T) {
 			dir, cfg := module(t)
-			replace(t, filepath.Join(dir, "apis/shop/v1/types.go"), "// +ctrlgen:webhook:validation", tc.marker)
+			testmod.Replace(t, filepath.Join(dir, "apis/shop/v1/types.go"), "// +ctrlgen:webhook:validation", tc.marker)
 			err := ctrlgen.Run(cfg)
 			if err == nil || !strings.Contains(err.Error(), "apis/shop/v1/types.go:35: error: ") || !strings.Contains(err.Error(), tc.says) {
 				t.Errorf("error = %v, want types.go:35 saying %q", err, tc.says)

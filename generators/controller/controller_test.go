@@ -25,30 +25,6 @@ func module(t *testing.T) (string, ctrlgen.Config) {
 	return dir, cfg
 }
 
-func read(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
-func exists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// replace edits a file in place; old must be there.
-func replace(t *testing.T, path, old, new string) {
-	t.Helper()
-	s := read(t, path)
-	if !strings.Contains(s, old) {
-		t.Fatalf("%s has no %q", path, old)
-	}
-	testmod.Write(t, path, []byte(strings.Replace(s, old, new, 1)))
-}
-
 // verify runs ctrlgen --verify and reports whether it found the tree
 // up to date.
 func verify(t *testing.T, cfg ctrlgen.Config) (bool, string) {
@@ -65,7 +41,7 @@ func verify(t *testing.T, cfg ctrlgen.Config) (bool, string) {
 func TestFirstRunWritesWiringAndUserFile(t *testing.T) {
 	dir, _ := module(t)
 	backup := filepath.Join(dir, "controllers/backup")
-	wiring, user := read(t, filepath.Join(backup, "zz_generated.controller.go")), read(t, filepath.Join(backup, "reconcile.go"))
+	wiring, user := testmod.Read(t, filepath.Join(backup, "zz_generated.controller.go")), testmod.Read(t, filepath.Join(backup, "reconcile.go"))
 	if !strings.HasPrefix(wiring, gen.Header+"\n") {
 		t.Errorf("the wiring has no generated header:\n%s", wiring)
 	}
@@ -73,7 +49,7 @@ func TestFirstRunWritesWiringAndUserFile(t *testing.T) {
 		t.Errorf("user file:\n%s", user)
 	}
 	// The schedule package had its own Reconcile: no reconcile.go there.
-	if exists(filepath.Join(dir, "controllers/schedule/reconcile.go")) {
+	if testmod.Exists(filepath.Join(dir, "controllers/schedule/reconcile.go")) {
 		t.Error("reconcile.go written next to a hand-written Reconcile")
 	}
 	for _, s := range []string{user, wiring} {
@@ -87,16 +63,16 @@ func TestUserEditsSurviveRegeneration(t *testing.T) {
 	dir, cfg := module(t)
 	backup := filepath.Join(dir, "controllers/backup")
 	userPath, wiringPath := filepath.Join(backup, "reconcile.go"), filepath.Join(backup, "zz_generated.controller.go")
-	replace(t, userPath, `"Reconciling Backup"`, `"Backing up", "source", obj.Spec.Source`)
-	replace(t, userPath, "return nil\n}", "return nil // the backups stay\n}\n\nfunc helper() int { return 42 }")
-	edited := read(t, userPath)
-	wiring := read(t, wiringPath)
+	testmod.Replace(t, userPath, `"Reconciling Backup"`, `"Backing up", "source", obj.Spec.Source`)
+	testmod.Replace(t, userPath, "return nil\n}", "return nil // the backups stay\n}\n\nfunc helper() int { return 42 }")
+	edited := testmod.Read(t, userPath)
+	wiring := testmod.Read(t, wiringPath)
 
 	// A second run changes nothing, and --verify agrees.
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, userPath); got != edited {
+	if got := testmod.Read(t, userPath); got != edited {
 		t.Fatalf("regeneration changed the user's file:\n%s", got)
 	}
 	if ok, report := verify(t, cfg); !ok {
@@ -111,7 +87,7 @@ func TestUserEditsSurviveRegeneration(t *testing.T) {
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if read(t, wiringPath) != wiring || read(t, userPath) != edited {
+	if testmod.Read(t, wiringPath) != wiring || testmod.Read(t, userPath) != edited {
 		t.Error("the wiring was not restored as it was, or the user's file changed")
 	}
 
@@ -132,7 +108,7 @@ func (c *Controller) Deleted(ctx context.Context, key cache.ObjectName) error { 
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if read(t, userPath) != edited {
+	if testmod.Read(t, userPath) != edited {
 		t.Error("wiring Deleted changed the user's file")
 	}
 
@@ -143,7 +119,7 @@ func (c *Controller) Deleted(ctx context.Context, key cache.ObjectName) error { 
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if exists(userPath) {
+	if testmod.Exists(userPath) {
 		t.Error("reconcile.go came back although moved.go declares Reconcile")
 	}
 	if out, err := testmod.Go(t, dir, "vet", "./controllers/..."); err != nil {
@@ -153,17 +129,17 @@ func (c *Controller) Deleted(ctx context.Context, key cache.ObjectName) error { 
 
 func TestControllerMarkerRemovedRemovesOnlyTheWiring(t *testing.T) {
 	dir, cfg := module(t)
-	replace(t, filepath.Join(dir, "apis/ops/v1/types.go"), "// +ctrlgen:controller\n// +ctrlgen:controller:owns=ops.example.com/v1.Restore\n", "")
+	testmod.Replace(t, filepath.Join(dir, "apis/ops/v1/types.go"), "// +ctrlgen:controller\n// +ctrlgen:controller:owns=ops.example.com/v1.Restore\n", "")
 	if ok, report := verify(t, cfg); ok || !strings.Contains(report, "stale: controllers/restore/zz_generated.controller.go") {
 		t.Errorf("--verify: up to date %v\n%s", ok, report)
 	}
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if exists(filepath.Join(dir, "controllers/restore/zz_generated.controller.go")) {
+	if testmod.Exists(filepath.Join(dir, "controllers/restore/zz_generated.controller.go")) {
 		t.Error("the wiring of a kind without +ctrlgen:controller is still there")
 	}
-	if !exists(filepath.Join(dir, "controllers/restore/reconcile.go")) {
+	if !testmod.Exists(filepath.Join(dir, "controllers/restore/reconcile.go")) {
 		t.Error("the user's file was removed")
 	}
 }
@@ -172,23 +148,23 @@ func TestControllerMarkerRemovedRemovesOnlyTheWiring(t *testing.T) {
 // generators leaves a stale wiring to the controller generator.
 func TestOnlyTheControllerGeneratorRemovesStaleWiring(t *testing.T) {
 	dir, cfg := module(t)
-	replace(t, filepath.Join(dir, "apis/ops/v1/types.go"), "// +ctrlgen:controller\n// +ctrlgen:controller:owns=ops.example.com/v1.Restore\n", "")
+	testmod.Replace(t, filepath.Join(dir, "apis/ops/v1/types.go"), "// +ctrlgen:controller\n// +ctrlgen:controller:owns=ops.example.com/v1.Restore\n", "")
 	wiring := filepath.Join(dir, "controllers/restore/zz_generated.controller.go")
 	cfg.Generators = []string{"clientset", "lister", "informer"}
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if !exists(wiring) {
+	if !testmod.Exists(wiring) {
 		t.Error("a run without the controller generator removed a controller's wiring")
 	}
 	cfg.Generators = []string{"controller"}
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	if exists(wiring) {
+	if testmod.Exists(wiring) {
 		t.Error("the controller generator left the stale wiring")
 	}
-	if !exists(filepath.Join(dir, "controllers/restore/reconcile.go")) {
+	if !testmod.Exists(filepath.Join(dir, "controllers/restore/reconcile.go")) {
 		t.Error("the user's file was removed")
 	}
 }
@@ -200,11 +176,11 @@ func TestOnlyTheControllerGeneratorRemovesStaleWiring(t *testing.T) {
 func TestOwnedBuiltinKind(t *testing.T) {
 	dir, cfg := module(t)
 	wiring := filepath.Join(dir, "controllers/backup/zz_generated.controller.go")
-	if w := read(t, wiring); !strings.Contains(w, "configMapInformer := kubeFactory.Core().V1().ConfigMaps()") ||
+	if w := testmod.Read(t, wiring); !strings.Contains(w, "configMapInformer := kubeFactory.Core().V1().ConfigMaps()") ||
 		!strings.Contains(w, `listerscorev1 "github.com/ctrlgen/ctrlgen/runtime/kube/listers/core/v1"`) {
 		t.Errorf("the wiring of a built-in owned kind:\n%s", w)
 	}
-	if exists(filepath.Join(dir, "generated/listers/core")) {
+	if testmod.Exists(filepath.Join(dir, "generated/listers/core")) {
 		t.Error("core/v1 listers were generated into the project")
 	}
 
@@ -214,7 +190,7 @@ func TestOwnedBuiltinKind(t *testing.T) {
 	if err := ctrlgen.Run(own); err != nil {
 		t.Fatal(err)
 	}
-	if w := read(t, wiring); !strings.Contains(w, "configMapInformer := factory.Core().V1().ConfigMaps()") ||
+	if w := testmod.Read(t, wiring); !strings.Contains(w, "configMapInformer := factory.Core().V1().ConfigMaps()") ||
 		strings.Contains(w, "kubeFactory") || strings.Contains(w, "kubeClient") {
 		t.Errorf("the wiring of an owned kind the project generates:\n%s", w)
 	}
@@ -230,9 +206,9 @@ func TestOwnedBuiltinKind(t *testing.T) {
 		{"other.example.com/v1.Thing", `apis/ops/v1/types.go:12: error: +ctrlgen:controller:owns=other.example.com/v1.Thing: Thing is not among the packages ctrlgen reads; add the package that declares group "other.example.com" version v1 to ctrlgen's packages`},
 	} {
 		t.Run(tc.owns, func(t *testing.T) {
-			src := read(t, types)
+			src := testmod.Read(t, types)
 			defer testmod.Write(t, types, []byte(src))
-			replace(t, types, "owns=core/v1.ConfigMap", "owns="+tc.owns)
+			testmod.Replace(t, types, "owns=core/v1.ConfigMap", "owns="+tc.owns)
 			err := ctrlgen.Run(cfg)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v\nwant it to contain %q", err, tc.want)
@@ -252,7 +228,7 @@ func TestControllersDirFlag(t *testing.T) {
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	wiring := read(t, filepath.Join(dir, "internal/ctrl/backup/zz_generated.controller.go"))
+	wiring := testmod.Read(t, filepath.Join(dir, "internal/ctrl/backup/zz_generated.controller.go"))
 	if !strings.Contains(wiring, `"example.com/controller/pkg/generated/clientset/versioned"`) {
 		t.Errorf("wiring imports:\n%s", wiring)
 	}

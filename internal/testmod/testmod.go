@@ -120,3 +120,30 @@ func Go(t testing.TB, dir string, args ...string) (string, error) {
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
+
+// Read returns a file's content, failing t if it cannot be read.
+func Read(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// Exists reports whether path exists.
+func Exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// Replace edits a file in place, replacing the first old with new; old
+// must be there.
+func Replace(t testing.TB, path, old, new string) {
+	t.Helper()
+	s := Read(t, path)
+	if !strings.Contains(s, old) {
+		t.Fatalf("%s has no %q", path, old)
+	}
+	Write(t, path, []byte(strings.Replace(s, old, new, 1)))
+}

@@ -18,46 +18,13 @@ import (
 // which have the same shape) without reflection; the objects stay raw
 // for the kind's own decoder. It returns the review's apiVersion, which
 // the response repeats.
-func decodeReview(body []byte, req *admissionv1.AdmissionRequest) (apiVersion string, err error) {
-	d := jsoncodec.NewDecoder(body)
-	defer d.Release()
-	var kind string
-	hasRequest := false
-	if !d.Object() {
-		if d.Err() == nil {
-			return "", review.Badf("an AdmissionReview is a JSON object")
-		}
-		return "", review.Badf("malformed AdmissionReview: %v", d.Err())
+func decodeReview(body []byte, req *admissionv1.AdmissionRequest) (string, error) {
+	apiVersion, err := review.DecodeEnvelope(body, "AdmissionReview", []string{"admission.k8s.io/v1", "admission.k8s.io/v1beta1"},
+		func(d *jsoncodec.Decoder) { decodeRequest(d, req) })
+	if err == nil && req.UID == "" {
+		err = review.Badf("AdmissionReview request without a uid")
 	}
-	for key, ok := d.Key(); ok; key, ok = d.Key() {
-		switch string(key) {
-		case "apiVersion":
-			jsoncodec.String(d, &apiVersion)
-		case "kind":
-			jsoncodec.String(d, &kind)
-		case "request":
-			hasRequest = !d.Null()
-			if hasRequest {
-				decodeRequest(d, req)
-			}
-		default:
-			d.Skip()
-		}
-	}
-	if err := d.End(); err != nil {
-		return "", review.Badf("malformed AdmissionReview: %v", err)
-	}
-	switch {
-	case kind != "AdmissionReview":
-		return "", review.Badf("kind %q: expected AdmissionReview", kind)
-	case apiVersion != "admission.k8s.io/v1" && apiVersion != "admission.k8s.io/v1beta1":
-		return "", review.Badf("apiVersion %q: expected admission.k8s.io/v1 or v1beta1", apiVersion)
-	case !hasRequest:
-		return "", review.Badf("AdmissionReview without a request")
-	case req.UID == "":
-		return "", review.Badf("AdmissionReview request without a uid")
-	}
-	return apiVersion, nil
+	return apiVersion, err
 }
 
 func decodeRequest(d *jsoncodec.Decoder, r *admissionv1.AdmissionRequest) {

@@ -17,47 +17,18 @@ type request struct {
 }
 
 func decodeReview(body []byte) (*request, error) {
-	d := jsoncodec.NewDecoder(body)
-	defer d.Release()
 	req := &request{}
-	var kind string
-	hasRequest := false
-	if !d.Object() {
-		if d.Err() == nil {
-			return nil, review.Badf("a ConversionReview is a JSON object")
-		}
-		return nil, review.Badf("malformed ConversionReview: %v", d.Err())
-	}
-	for key, ok := d.Key(); ok; key, ok = d.Key() {
-		switch string(key) {
-		case "apiVersion":
-			jsoncodec.String(d, &req.apiVersion)
-		case "kind":
-			jsoncodec.String(d, &kind)
-		case "request":
-			hasRequest = !d.Null()
-			if hasRequest {
-				decodeRequest(d, req)
-			}
-		default:
-			d.Skip()
-		}
-	}
-	if err := d.End(); err != nil {
-		return nil, review.Badf("malformed ConversionReview: %v", err)
-	}
+	apiVersion, err := review.DecodeEnvelope(body, "ConversionReview", []string{"apiextensions.k8s.io/v1", "apiextensions.k8s.io/v1beta1"},
+		func(d *jsoncodec.Decoder) { decodeRequest(d, req) })
 	switch {
-	case kind != "ConversionReview":
-		return nil, review.Badf("kind %q: expected ConversionReview", kind)
-	case req.apiVersion != "apiextensions.k8s.io/v1" && req.apiVersion != "apiextensions.k8s.io/v1beta1":
-		return nil, review.Badf("apiVersion %q: expected apiextensions.k8s.io/v1 or v1beta1", req.apiVersion)
-	case !hasRequest:
-		return nil, review.Badf("ConversionReview without a request")
+	case err != nil:
+		return nil, err
 	case req.uid == "":
 		return nil, review.Badf("ConversionReview request without a uid")
 	case req.desiredAPIVersion == "":
 		return nil, review.Badf("ConversionReview request without a desiredAPIVersion")
 	}
+	req.apiVersion = apiVersion
 	return req, nil
 }
 

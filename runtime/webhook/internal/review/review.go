@@ -12,11 +12,15 @@ import (
 	"mime"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
 	"k8s.io/klog/v2"
+
+	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 )
 
 // MaxBodyBytes bounds a review's body: the apiserver's own limit on a
@@ -175,4 +179,48 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// DecodeEnvelope reads a review: its apiVersion, one of versions, its
+// kind, which must be kind, and its request, which decodeRequest reads
+// from the decoder (the rest of the review is skipped). It returns the
+// apiVersion, which the response repeats.
+func DecodeEnvelope(body []byte, kind string, versions []string, decodeRequest func(*jsoncodec.Decoder)) (string, error) {
+	d := jsoncodec.NewDecoder(body)
+	defer d.Release()
+	var apiVersion, gotKind string
+	hasRequest := false
+	if !d.Object() {
+		if d.Err() == nil {
+			return "", Badf("a %s is a JSON object", kind)
+		}
+		return "", Badf("malformed %s: %v", kind, d.Err())
+	}
+	for key, ok := d.Key(); ok; key, ok = d.Key() {
+		switch string(key) {
+		case "apiVersion":
+			jsoncodec.String(d, &apiVersion)
+		case "kind":
+			jsoncodec.String(d, &gotKind)
+		case "request":
+			hasRequest = !d.Null()
+			if hasRequest {
+				decodeRequest(d)
+			}
+		default:
+			d.Skip()
+		}
+	}
+	if err := d.End(); err != nil {
+		return "", Badf("malformed %s: %v", kind, err)
+	}
+	switch {
+	case gotKind != kind:
+		return "", Badf("kind %q: expected %s", gotKind, kind)
+	case !slices.Contains(versions, apiVersion):
+		return "", Badf("apiVersion %q: expected %s", apiVersion, strings.Join(versions, " or "))
+	case !hasRequest:
+		return "", Badf("%s without a request", kind)
+	}
+	return apiVersion, nil
 }
