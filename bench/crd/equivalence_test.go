@@ -1,15 +1,12 @@
 package crd
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/mod/modfile"
@@ -20,6 +17,7 @@ import (
 	cgmarkers "sigs.k8s.io/controller-tools/pkg/markers"
 	"sigs.k8s.io/yaml"
 
+	"github.com/ctrlgen/ctrlgen/bench/internal/cgout"
 	ctrlgencrd "github.com/ctrlgen/ctrlgen/generators/crd"
 	"github.com/ctrlgen/ctrlgen/internal/crdschema"
 	"github.com/ctrlgen/ctrlgen/internal/loader"
@@ -44,7 +42,7 @@ func ControllerGen(in Input) (map[string][]byte, error) {
 	if err := gen.RegisterMarkers(reg); err != nil {
 		return nil, err
 	}
-	out := &memory{files: map[string]*bytes.Buffer{}}
+	out := &cgout.Memory{}
 	ctx := &genall.GenerationContext{
 		Collector:  &cgmarkers.Collector{Registry: reg},
 		Roots:      roots,
@@ -57,11 +55,7 @@ func ControllerGen(in Input) (map[string][]byte, error) {
 	if err := packageErrors(roots); err != nil {
 		return nil, err
 	}
-	files := map[string][]byte{}
-	for name, b := range out.files {
-		files[name] = b.Bytes()
-	}
-	return files, nil
+	return out.Files(), nil
 }
 
 // packageErrors are the errors controller-gen's runtime would print and
@@ -92,23 +86,6 @@ func packageErrors(roots []*cgloader.Package) error {
 	}
 	return nil
 }
-
-type memory struct {
-	mu    sync.Mutex
-	files map[string]*bytes.Buffer
-}
-
-func (m *memory) Open(_ *cgloader.Package, path string) (io.WriteCloser, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b := &bytes.Buffer{}
-	m.files[path] = b
-	return nopCloser{b}, nil
-}
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 // Ctrlgen runs ctrlgen's CRD generation on the same packages and returns
 // its files by name.

@@ -6,11 +6,9 @@ package webhook
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"golang.org/x/tools/go/packages"
@@ -20,6 +18,7 @@ import (
 	cgwebhook "sigs.k8s.io/controller-tools/pkg/webhook"
 
 	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/bench/internal/cgout"
 )
 
 // module writes a module whose one package holds the marker lines of
@@ -66,7 +65,7 @@ func controllerGen(t *testing.T, dir string) []byte {
 	if err := gen.RegisterMarkers(reg); err != nil {
 		t.Fatal(err)
 	}
-	out := &memory{files: map[string]*bytes.Buffer{}}
+	out := &cgout.Memory{}
 	ctx := &genall.GenerationContext{Collector: &cgmarkers.Collector{Registry: reg}, Roots: roots, OutputRule: out}
 	if err := gen.Generate(ctx); err != nil {
 		t.Fatalf("controller-gen: %v", err)
@@ -76,25 +75,8 @@ func controllerGen(t *testing.T, dir string) []byte {
 			t.Fatalf("controller-gen: %v", e)
 		}
 	}
-	return out.files["manifests.yaml"].Bytes()
+	return out.Files()["manifests.yaml"]
 }
-
-type memory struct {
-	mu    sync.Mutex
-	files map[string]*bytes.Buffer
-}
-
-func (m *memory) Open(_ *cgloader.Package, path string) (io.WriteCloser, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	b := &bytes.Buffer{}
-	m.files[path] = b
-	return nopCloser{b}, nil
-}
-
-type nopCloser struct{ io.Writer }
-
-func (nopCloser) Close() error { return nil }
 
 func TestManifestsEqualControllerGens(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
