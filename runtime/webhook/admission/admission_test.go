@@ -399,3 +399,51 @@ func TestResponseIsValidJSON(t *testing.T) {
 		t.Errorf("%s", b)
 	}
 }
+
+// FuzzReviews sends arbitrary bodies: the endpoint answers every one,
+// with a review or a 4xx, and never panics (the handler recovers only
+// user code's panics, so one in the decoding would reach the test).
+func FuzzReviews(f *testing.F) {
+	f.Add([]byte(fmt.Sprintf(cmJSON, "cm")), "CREATE")
+	f.Add([]byte(`{"apiVersion":"v1","kind":"ConfigMap","data":{"port":"0"}}`), "UPDATE")
+	f.Add([]byte(`{"apiVersion":"v1","kind":"ConfigMap","data":7}`), "DELETE")
+	f.Add([]byte(`null`), "CONNECT")
+	f.Add([]byte(`{"metadata":{"labels":{"a":"\ud800"}}}`), "CREATE")
+	scheme := scheme.Scheme
+	hooks := &configMapHooks{deleted: make(chan string, 1<<20)}
+	defaulting := Defaulting(NewDecoder[*corev1.ConfigMap](scheme), hooks)
+	validating := Validating(NewDecoder[*corev1.ConfigMap](scheme), hooks)
+	f.Fuzz(func(t *testing.T, object []byte, op string) {
+		bodies := [][]byte{object}
+		if json.Valid(object) {
+			req := map[string]any{"uid": "u", "operation": op, "object": json.RawMessage(object), "oldObject": json.RawMessage(object),
+				"kind": map[string]string{"version": "v1", "kind": "ConfigMap"}}
+			b, _ := json.Marshal(map[string]any{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": req})
+			bodies = append(bodies, b)
+		}
+		for _, body := range bodies {
+			for _, wh := range []http.Handler{defaulting, validating} {
+				r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+				r.Header.Set("Content-Type", "application/json")
+				w := httptest.NewRecorder()
+				wh.ServeHTTP(w, r)
+				switch w.Code {
+				case http.StatusOK:
+					var out admissionv1.AdmissionReview
+					if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || out.Response == nil {
+						t.Fatalf("a 200 that is not a review: %s (%v)", w.Body, err)
+					}
+					if !out.Response.Allowed && (out.Response.Result == nil || out.Response.Result.Message == "") {
+						t.Fatalf("a refusal without a message: %s", w.Body)
+					}
+				case http.StatusBadRequest:
+					if w.Body.Len() == 0 {
+						t.Fatal("a 400 without a message")
+					}
+				default:
+					t.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		}
+	})
+}

@@ -204,3 +204,42 @@ func TestOneHubRegisteredTwice(t *testing.T) {
 		t.Errorf("%+v", out.Response.Result)
 	}
 }
+
+// FuzzReviews sends arbitrary objects and bodies: the endpoint answers
+// every one, with a review or a 400, and never panics.
+func FuzzReviews(f *testing.F) {
+	f.Add([]byte(`{"apiVersion":"widgets.example.com/v1","kind":"Widget","size":1,"color":"red"}`), "widgets.example.com/v3")
+	f.Add([]byte(`{"apiVersion":"widgets.example.com/v2","kind":"Widget","colors":[]}`), "widgets.example.com/v1")
+	f.Add([]byte(`{"apiVersion":"widgets.example.com/v9","kind":"Widget"}`), "widgets.example.com/v2")
+	f.Add([]byte(`[`), "")
+	wh := NewWebhook(newScheme())
+	f.Fuzz(func(t *testing.T, object []byte, desired string) {
+		bodies := [][]byte{object}
+		if json.Valid(object) {
+			b, _ := json.Marshal(map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+				"request": map[string]any{"uid": "u", "desiredAPIVersion": desired, "objects": []json.RawMessage{object, object}}})
+			bodies = append(bodies, b)
+		}
+		for _, body := range bodies {
+			r := httptest.NewRequest(http.MethodPost, "/convert", bytes.NewReader(body))
+			w := httptest.NewRecorder()
+			wh.ServeHTTP(w, r)
+			switch w.Code {
+			case http.StatusOK:
+				var out reviewResponse
+				if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil {
+					t.Fatalf("a 200 that is not a review: %s (%v)", w.Body, err)
+				}
+				if out.Response.Result.Status == metav1.StatusFailure && out.Response.Result.Message == "" {
+					t.Fatalf("a failure without a message: %s", w.Body)
+				}
+			case http.StatusBadRequest:
+				if w.Body.Len() == 0 {
+					t.Fatal("a 400 without a message")
+				}
+			default:
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+		}
+	})
+}
