@@ -382,9 +382,13 @@ type apiType struct {
 	markers markers.Set
 }
 
+// read reads the markers of a package's types, fields and package
+// clause, collected by the graph, where the CRD schemas find them again,
+// and reports their problems.
 func (b *builder) read(lp *loader.Package) *apiPackage {
 	a := &apiPackage{src: lp, byName: map[string]*apiType{}}
-	var pkgLines []markers.Line
+	b.graph.Add(lp)
+	var bare []token.Position
 	// A stray +optional in k8s.io/api is not the user's to fix.
 	report := func(diags []markers.Diagnostic) {
 		b.report(slices.DeleteFunc(diags, func(d markers.Diagnostic) bool { return d.Warning && lp.ReadOnly }))
@@ -396,16 +400,23 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 			b.anywhereMarkers(lines)
 		}
 		a.noteGenClient(lines)
-		pkgLines = append(pkgLines, dropBareGenClient(scanned.Package)...)
+		for _, l := range scanned.Package {
+			if isBareGenClient(l) {
+				bare = append(bare, l.Pos)
+			}
+		}
 		for _, tl := range scanned.Types {
-			set, diags := markers.All.Collect(tl.Lines, markers.TargetType)
+			set, diags, err := b.graph.TypeMarkers(typegraph.Name{Pkg: lp.Path, Name: tl.Spec.Name.Name}, &tl)
+			if err != nil {
+				b.errs = append(b.errs, err)
+			}
 			report(diags)
 			t := &apiType{spec: tl.Spec, markers: set}
 			a.types = append(a.types, t)
 			a.byName[tl.Spec.Name.Name] = t
 		}
 		for _, fl := range scanned.Fields {
-			_, diags := markers.All.Collect(fl.Lines, markers.TargetField)
+			_, diags := b.graph.FieldMarkers(fl.Field.Doc, fl.Lines)
 			report(diags)
 		}
 		for _, d := range scanned.Detached {
@@ -417,9 +428,14 @@ func (b *builder) read(lp *loader.Package) *apiPackage {
 			report(markers.All.Detached(d))
 		}
 	}
-	var diags []markers.Diagnostic
-	a.markers, diags = markers.All.Collect(pkgLines, markers.TargetPackage)
-	report(diags)
+	set, diags, err := b.graph.PackageMarkers(lp.Path)
+	if err != nil {
+		b.errs = append(b.errs, err)
+	}
+	a.markers = set
+	// A bare +genclient among the package comments is no package marker
+	// (see dropBareGenClient).
+	report(slices.DeleteFunc(diags, func(d markers.Diagnostic) bool { return slices.Contains(bare, d.Pos) }))
 	sort.Slice(a.types, func(i, j int) bool { return a.types[i].spec.Name.Name < a.types[j].spec.Name.Name })
 	return a
 }
@@ -447,9 +463,11 @@ func (a *apiPackage) noteGenClient(lines []markers.Line) {
 // clients (kueue's apis/kueue/v1alpha1/types.go), and is no mistake to
 // warn about.
 func dropBareGenClient(lines []markers.Line) []markers.Line {
-	return slices.DeleteFunc(slices.Clone(lines), func(l markers.Line) bool {
-		return strings.TrimSpace(l.Text) == markers.GenClient.Name()
-	})
+	return slices.DeleteFunc(slices.Clone(lines), isBareGenClient)
+}
+
+func isBareGenClient(l markers.Line) bool {
+	return strings.TrimSpace(l.Text) == markers.GenClient.Name()
 }
 
 func (b *builder) pkg(p *model.Project, a *apiPackage) *model.Package {

@@ -7,19 +7,37 @@ import (
 	"go/types"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/markers"
 )
 
-// Source provides parsed packages by import path.
+// Source provides parsed packages by import path, as loader.Program.
 type Source interface {
-	Lookup(path string) (*loader.Package, error)
+	// LookupSome returns the package with the given import path; unless
+	// it is parsed already, with only the files keep accepts (every file
+	// for a nil keep).
+	LookupSome(path string, keep func(path string, src []byte) bool) (*loader.Package, error)
+	// PackageName returns a package's name, parsing nothing.
+	PackageName(path string) (string, error)
 }
 
 // Graph resolves named types, each once.
+//
+// A named type is resolved as far as it is asked for. Named returns it
+// and every type it refers to (its elements, key and underlying type,
+// and then the types of its members when Members asks for them), the
+// shape deep-copy and apply-configuration generators need, reading each
+// package they come from in full. Declared resolves no more than the
+// type's own declaration, whatever types that refers to being known by
+// their names only until Declared is asked for them too, and reads only
+// the files of a package that can declare types, constants, marshalers
+// or package markers (partialFile): the shape CRD schemas need, which
+// stop at some apimachinery types without reading their packages.
 type Graph struct {
 	// mu serialises resolution: generators run concurrently and members
 	// are resolved on first use.
@@ -27,74 +45,243 @@ type Graph struct {
 	src   Source
 	fset  *token.FileSet
 	named map[Name]*Type
-	pkgs  map[string]*pkgIndex
+	pkgs  map[string]*Package
+	// fieldMarkers are the markers of field doc comments read so far.
+	fieldMarkers map[*ast.CommentGroup]*collected
 }
 
 // New returns a graph over the packages src provides.
 func New(src Source, fset *token.FileSet) *Graph {
-	return &Graph{src: src, fset: fset, named: map[Name]*Type{}, pkgs: map[string]*pkgIndex{}}
-}
-
-type pkgIndex struct {
-	path    string
-	types   map[string]typeDecl
-	methods map[string]map[string]*Method // receiver type → method → signature
-}
-
-type typeDecl struct {
-	spec  *ast.TypeSpec
-	scope *fileScope
-	// doc is the spec's doc comment, or its declaration's when the
-	// declaration holds that one spec only.
-	doc *ast.CommentGroup
+	return &Graph{src: src, fset: fset, named: map[Name]*Type{}, pkgs: map[string]*Package{},
+		fieldMarkers: map[*ast.CommentGroup]*collected{}}
 }
 
 // fileScope resolves the names one file uses.
 type fileScope struct {
 	g       *Graph
-	pkg     *pkgIndex
+	pkg     *Package
+	file    *loader.File
 	imports []*ast.ImportSpec
+	lines   *markers.Lazy // made on first use
 }
 
-// Named returns the type called name in package pkg.
+// Named returns the type called name in package pkg, with every type it
+// refers to resolved.
 func (g *Graph) Named(pkg, name string) (*Type, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.lookupNamed(pkg, name)
+	return g.complete(g.ref(pkg, name))
 }
 
-func (g *Graph) lookupNamed(pkg, name string) (*Type, error) {
-	key := Name{pkg, name}
-	if t, ok := g.named[key]; ok {
-		return t, nil
-	}
-	idx, err := g.index(pkg)
-	if err != nil {
-		return nil, err
-	}
-	decl, ok := idx.types[name]
-	if !ok {
-		return nil, fmt.Errorf("type %s not found", key)
-	}
-	t := &Type{Name: key, Pos: g.fset.Position(decl.spec.Name.Pos()), Comments: commentLines(decl.doc), mu: &g.mu}
-	g.named[key] = t
-	if decl.spec.Assign.IsValid() {
-		target, err := decl.scope.resolve(decl.spec.Type)
-		if err != nil {
+// Declared returns the named type n resolved as far as its declaration:
+// its kind, position, doc, methods and Definition, but the named types
+// these refer to (Elem, Key, Underlying, Definition, Fields) may be known
+// by their names only, for Declared to resolve in turn. An alias
+// ("type T = U") is a type of its own here, whose Definition is U.
+func (g *Graph) Declared(n Name) (*Type, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t := g.ref(n.Pkg, n.Name)
+	if t.named.pending {
+		if err := g.define(t, false); err != nil {
 			return nil, err
 		}
-		g.named[key] = target
-		return target, nil
 	}
-	t.methods = idx.methods[name]
-	if err := decl.scope.define(t, decl.spec); err != nil {
-		return nil, fmt.Errorf("%s: %w", t.Pos, err)
+	if t.err != nil {
+		return nil, t.err
 	}
 	return t, nil
 }
 
+// ref returns the named type pkg.name, known by its name only until
+// define resolves it.
+func (g *Graph) ref(pkg, name string) *Type {
+	key := Name{pkg, name}
+	if t, ok := g.named[key]; ok {
+		return t
+	}
+	t := &Type{Name: key, named: &named{g: g, pending: true}}
+	g.named[key] = t
+	return t
+}
+
+// maxAliases bounds a chain of alias declarations, which in invalid code
+// may be a cycle.
+const maxAliases = 100
+
+// follow resolves t if it is known by its name only, and follows alias
+// declarations to the type they name. full says how packages are read
+// (see index).
+func (g *Graph) follow(t *Type, full bool) (*Type, error) {
+	for range maxAliases {
+		if t.named != nil && t.named.pending {
+			if err := g.define(t, full); err != nil {
+				return nil, err
+			}
+		}
+		if t.err != nil {
+			return nil, t.err
+		}
+		if t.named == nil || !t.named.alias {
+			return t, nil
+		}
+		t = t.named.definition
+	}
+	return nil, fmt.Errorf("%s: a cycle of alias declarations", t.Pos)
+}
+
+// complete resolves t and, through its elements, key and underlying type
+// (not its members, resolved when asked for), every type it refers to,
+// in packages read in full, with aliases replaced by the types they name.
+// It changes no unnamed type, nor the members Fields returns, which
+// Declared's readers see as declared: a type that refers to an alias is
+// copied, the copy completed.
+func (g *Graph) complete(t *Type) (*Type, error) {
+	t, err := g.follow(t, true)
+	if err != nil || t.completed {
+		return t, err
+	}
+	if t.named == nil {
+		return g.completeUnnamed(t) // builtins included
+	}
+	t.completed = true // before the types it refers to, which may refer to it
+	if err := g.completeNamed(t); err != nil {
+		t.completed = false
+		return nil, err
+	}
+	return t, nil
+}
+
+func (g *Graph) completeNamed(t *Type) error {
+	if p := t.named.pkg; !p.full {
+		if _, err := g.index(p.Path, true); err != nil {
+			return err
+		}
+	}
+	for _, f := range []**Type{&t.Elem, &t.Key, &t.Underlying} {
+		if *f == nil {
+			continue
+		}
+		c, err := g.complete(*f)
+		if err != nil {
+			return err
+		}
+		if c != *f {
+			*f = c
+		}
+	}
+	return nil
+}
+
+func (g *Graph) completeUnnamed(t *Type) (*Type, error) {
+	var refs [3]*Type
+	changed := false
+	for i, r := range [3]*Type{t.Elem, t.Key, t.Underlying} {
+		if r == nil {
+			continue
+		}
+		c, err := g.complete(r)
+		if err != nil {
+			return nil, err
+		}
+		refs[i], changed = c, changed || c != r
+	}
+	members := t.members
+	if t.Kind == Struct {
+		m, err := g.completeMembers(t.members)
+		if err != nil {
+			return nil, err
+		}
+		members, changed = m, changed || !sameMembers(m, t.members)
+	}
+	if !changed {
+		t.completed = true
+		return t, nil
+	}
+	c := *t
+	c.Elem, c.Key, c.Underlying, c.members, c.completed = refs[0], refs[1], refs[2], members, true
+	return &c, nil
+}
+
+// completeMembers completes the members' types: members itself when
+// that changes none, a copy otherwise.
+func (g *Graph) completeMembers(members []Member) ([]Member, error) {
+	var out []Member
+	for i, m := range members {
+		c, err := g.complete(m.Type)
+		if err != nil {
+			return nil, err
+		}
+		if c != m.Type && out == nil {
+			out = slices.Clone(members)
+		}
+		if out != nil {
+			out[i].Type = c
+		}
+	}
+	if out == nil {
+		return members, nil
+	}
+	return out, nil
+}
+
+// sameMembers reports whether a and b are the same slice.
+func sameMembers(a, b []Member) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+
+// define resolves the named type t from its declaration.
+func (g *Graph) define(t *Type, full bool) error {
+	p, err := g.index(t.Name.Pkg, full)
+	if err != nil {
+		return err
+	}
+	decl := p.types[t.Name.Name]
+	if decl == nil && !p.full {
+		if p, err = g.index(t.Name.Pkg, true); err != nil {
+			return err
+		}
+		decl = p.types[t.Name.Name]
+	}
+	if decl == nil {
+		return fmt.Errorf("type %s not found", t.Name)
+	}
+	n := t.named
+	n.pending, n.pkg = false, p
+	t.Pos = g.fset.Position(decl.spec.Name.Pos())
+	t.Comments = commentLines(decl.gengoDoc())
+	t.Doc = decl.goDoc()
+	if decl.spec.Assign.IsValid() {
+		n.alias = true
+		n.definition, t.err = decl.scope.resolve(decl.spec.Type)
+		return t.err
+	}
+	if err := decl.scope.define(t, decl.spec, full); err != nil {
+		t.err = fmt.Errorf("%s: %w", t.Pos, err)
+		return t.err
+	}
+	return nil
+}
+
+// gengoDoc is the comment gengo reads a type's markers from: the spec's,
+// or its declaration's when the declaration holds that one spec only.
+func (d *typeDecl) gengoDoc() *ast.CommentGroup {
+	if d.spec.Doc == nil && len(d.gen.Specs) == 1 {
+		return d.gen.Doc
+	}
+	return d.spec.Doc
+}
+
+// goDoc is the type's doc comment as go/doc has it: the spec's, or its
+// declaration's when the declaration is not parenthesised.
+func (d *typeDecl) goDoc() *ast.CommentGroup {
+	if d.spec.Doc == nil && d.gen.Lparen == token.NoPos {
+		return d.gen.Doc
+	}
+	return d.spec.Doc
+}
+
 // define fills t from its declaration "type T <spec.Type>".
-func (s *fileScope) define(t *Type, spec *ast.TypeSpec) error {
+func (s *fileScope) define(t *Type, spec *ast.TypeSpec, full bool) error {
+	t.named.definition = t
 	if spec.TypeParams != nil {
 		t.Kind, t.Why = Unsupported, "generic type"
 		return nil
@@ -102,13 +289,18 @@ func (s *fileScope) define(t *Type, spec *ast.TypeSpec) error {
 	switch e := ast.Unparen(spec.Type).(type) {
 	case *ast.StructType:
 		t.Kind = Struct
-		t.resolveMembers = func() ([]Member, error) { return s.members(e) }
+		t.resolveMembers = func() ([]Member, error) { return s.members(e), nil }
 		return nil
 	case *ast.InterfaceType:
 		t.Kind = Interface
 		return nil
 	}
-	u, err := s.resolve(spec.Type)
+	d, err := s.resolve(spec.Type)
+	if err != nil {
+		return err
+	}
+	t.named.definition = d
+	u, err := s.g.follow(d, full)
 	if err != nil {
 		return err
 	}
@@ -119,33 +311,38 @@ func (s *fileScope) define(t *Type, spec *ast.TypeSpec) error {
 		t.Kind, t.Underlying = Alias, u.Underlying
 	case u.Kind == Struct:
 		t.Kind = Struct
-		t.resolveMembers = u.membersLocked
+		t.resolveMembers = func() ([]Member, error) { return u.membersLocked(false) }
 	default:
 		t.Kind, t.Elem, t.Key, t.Len, t.Why = u.Kind, u.Elem, u.Key, u.Len, u.Why
 	}
 	return nil
 }
 
-func (s *fileScope) members(st *ast.StructType) ([]Member, error) {
+// members resolves a struct's fields. A field whose type does not
+// resolve gets an Unsupported type that says why: Members reports it,
+// Fields leaves it to the reader.
+func (s *fileScope) members(st *ast.StructType) []Member {
 	var out []Member
 	for _, f := range st.Fields.List {
 		ft, err := s.resolve(f.Type)
 		if err != nil {
-			return nil, err
+			ft = &Type{Kind: Unsupported, Why: err.Error(), err: err}
 		}
 		var tag string
 		if f.Tag != nil {
 			tag, _ = strconv.Unquote(f.Tag.Value)
 		}
-		doc := commentLines(f.Doc)
+		m := Member{Type: ft, Tag: tag, Comments: commentLines(f.Doc), Doc: f.Doc, Pos: f.Pos()}
 		if len(f.Names) == 0 {
-			out = append(out, Member{Name: EmbeddedName(f.Type), Embedded: true, Type: ft, Tag: tag, Comments: doc})
+			m.Name, m.Embedded = EmbeddedName(f.Type), true
+			out = append(out, m)
 		}
 		for _, n := range f.Names {
-			out = append(out, Member{Name: n.Name, Type: ft, Tag: tag, Comments: doc})
+			m.Name = n.Name
+			out = append(out, m)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // EmbeddedName is the field name of an embedded field of type e: the
@@ -166,13 +363,14 @@ func EmbeddedName(e ast.Expr) string {
 	return ""
 }
 
-// resolve resolves a type expression written in the scope's file.
+// resolve resolves a type expression written in the scope's file; the
+// named types it uses are known by their names only (see ref).
 func (s *fileScope) resolve(e ast.Expr) (*Type, error) {
 	switch e := e.(type) {
 	case *ast.ParenExpr:
 		return s.resolve(e.X)
 	case *ast.Ident:
-		return s.ident(e.Name)
+		return s.ident(e)
 	case *ast.SelectorExpr:
 		x, ok := e.X.(*ast.Ident)
 		if !ok {
@@ -182,38 +380,37 @@ func (s *fileScope) resolve(e ast.Expr) (*Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.g.lookupNamed(pkg, e.Sel.Name)
+		return s.g.ref(pkg, e.Sel.Name), nil
 	case *ast.StarExpr:
-		return s.composite(Pointer, nil, e.X)
+		return s.composite(e, Pointer, nil, e.X)
 	case *ast.ArrayType:
 		if e.Len == nil {
-			return s.composite(Slice, nil, e.Elt)
+			return s.composite(e, Slice, nil, e.Elt)
 		}
-		t, err := s.composite(Array, nil, e.Elt)
+		t, err := s.composite(e, Array, nil, e.Elt)
 		if t != nil {
 			t.Len = types.ExprString(e.Len)
 		}
 		return t, err
 	case *ast.MapType:
-		return s.composite(Map, e.Key, e.Value)
+		return s.composite(e, Map, e.Key, e.Value)
 	case *ast.ChanType:
-		return s.composite(Chan, nil, e.Value)
+		return s.composite(e, Chan, nil, e.Value)
 	case *ast.InterfaceType:
 		if e.Methods != nil && len(e.Methods.List) > 0 {
-			return &Type{Kind: Interface, Why: "interface with methods"}, nil
+			return &Type{Kind: Interface, Why: "interface with methods", Expr: e}, nil
 		}
-		return &Type{Kind: Interface}, nil
+		return &Type{Kind: Interface, Expr: e}, nil
 	case *ast.FuncType:
-		return &Type{Kind: Func, Why: "function type"}, nil
+		return &Type{Kind: Func, Why: "function type", Expr: e}, nil
 	case *ast.StructType:
-		m, err := s.members(e)
-		return &Type{Kind: Struct, members: m}, err
+		return &Type{Kind: Struct, members: s.members(e), Expr: e}, nil
 	}
-	return &Type{Kind: Unsupported, Why: "type " + types.ExprString(e)}, nil
+	return &Type{Kind: Unsupported, Why: "type " + types.ExprString(e), Expr: e}, nil
 }
 
-func (s *fileScope) composite(k Kind, key, elem ast.Expr) (*Type, error) {
-	t := &Type{Kind: k}
+func (s *fileScope) composite(e ast.Expr, k Kind, key, elem ast.Expr) (*Type, error) {
+	t := &Type{Kind: k, Expr: e}
 	var err error
 	if key != nil {
 		if t.Key, err = s.resolve(key); err != nil {
@@ -234,26 +431,36 @@ var builtins = map[string]Kind{
 	"error": Interface,
 }
 
-func (s *fileScope) ident(name string) (*Type, error) {
+func (s *fileScope) ident(id *ast.Ident) (*Type, error) {
+	name := id.Name
 	if _, ok := s.pkg.types[name]; ok {
-		return s.g.lookupNamed(s.pkg.path, name)
+		return s.g.ref(s.pkg.Path, name), nil
 	}
 	if name == "any" {
-		return &Type{Kind: Interface}, nil
+		return &Type{Kind: Interface, Expr: id}, nil
 	}
 	if k, ok := builtins[name]; ok {
-		return &Type{Name: Name{Name: name}, Kind: k}, nil
+		return &Type{Name: Name{Name: name}, Kind: k, Expr: id}, nil
 	}
 	for _, imp := range s.imports {
 		if imp.Name != nil && imp.Name.Name == "." {
-			if idx, err := s.g.index(importPath(imp)); err == nil {
-				if _, ok := idx.types[name]; ok {
-					return s.g.lookupNamed(idx.path, name)
+			if p, err := s.g.index(importPath(imp), false); err == nil {
+				if _, ok := p.types[name]; ok {
+					return s.g.ref(p.Path, name), nil
 				}
 			}
 		}
 	}
-	return nil, fmt.Errorf("undefined type %s in %s", name, s.pkg.path)
+	if !s.pkg.full {
+		// A file partialFile left out may declare it, in code gofmt
+		// would not leave so.
+		if p, err := s.g.index(s.pkg.Path, true); err == nil {
+			if _, ok := p.types[name]; ok {
+				return s.g.ref(p.Path, name), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("undefined type %s in %s", name, s.pkg.Path)
 }
 
 // importPath returns the path of the import the file refers to as name.
@@ -271,11 +478,11 @@ func (s *fileScope) importPath(name string) (string, error) {
 		}
 	}
 	for _, p := range unnamed {
-		if pkg, err := s.g.src.Lookup(p); err == nil && pkg.Name == name {
+		if n, err := s.g.src.PackageName(p); err == nil && n == name {
 			return p, nil
 		}
 	}
-	return "", fmt.Errorf("no import named %s in a file of %s", name, s.pkg.path)
+	return "", fmt.Errorf("no import named %s in a file of %s", name, s.pkg.Path)
 }
 
 func importPath(imp *ast.ImportSpec) string {
@@ -292,104 +499,6 @@ func guessName(p string) string {
 	}
 	base, _, _ = strings.Cut(base, ".")
 	return base
-}
-
-// indexedMethods reports whether the methods called name are read: the
-// deep-copy ones, and the unmarshalers encoding/json calls.
-func indexedMethods(name string) bool {
-	return strings.HasPrefix(name, "DeepCopy") || name == "UnmarshalJSON" || name == "UnmarshalText"
-}
-
-// index reads the package's type declarations and indexedMethods.
-func (g *Graph) index(pkgPath string) (*pkgIndex, error) {
-	if idx, ok := g.pkgs[pkgPath]; ok {
-		return idx, nil
-	}
-	pkg, err := g.src.Lookup(pkgPath)
-	if err != nil {
-		return nil, err
-	}
-	idx := &pkgIndex{path: pkgPath, types: map[string]typeDecl{}, methods: map[string]map[string]*Method{}}
-	for _, f := range pkg.Files {
-		scope := &fileScope{g: g, pkg: idx, imports: f.Syntax.Imports}
-		for _, d := range f.Syntax.Decls {
-			switch d := d.(type) {
-			case *ast.GenDecl:
-				if d.Tok == token.TYPE {
-					for _, s := range d.Specs {
-						ts := s.(*ast.TypeSpec)
-						doc := ts.Doc
-						if doc == nil && len(d.Specs) == 1 {
-							doc = d.Doc
-						}
-						idx.types[ts.Name.Name] = typeDecl{spec: ts, scope: scope, doc: doc}
-					}
-				}
-			case *ast.FuncDecl:
-				if d.Recv != nil && indexedMethods(d.Name.Name) {
-					scope.addMethod(d)
-				}
-			}
-		}
-	}
-	g.pkgs[pkgPath] = idx
-	return idx, nil
-}
-
-func (s *fileScope) addMethod(d *ast.FuncDecl) {
-	recv := d.Recv.List[0].Type
-	m := &Method{}
-	if star, ok := recv.(*ast.StarExpr); ok {
-		m.PtrRecv, recv = true, star.X
-	}
-	id, ok := recv.(*ast.Ident)
-	if !ok {
-		return // generic receivers are not deep-copied
-	}
-	m.Params = s.refs(d.Type.Params)
-	m.Results = s.refs(d.Type.Results)
-	m.Signature = signature(d.Type)
-	if s.pkg.methods[id.Name] == nil {
-		s.pkg.methods[id.Name] = map[string]*Method{}
-	}
-	s.pkg.methods[id.Name][d.Name.Name] = m
-}
-
-func (s *fileScope) refs(fields *ast.FieldList) []Ref {
-	if fields == nil {
-		return nil
-	}
-	var out []Ref
-	for _, f := range fields.List {
-		r := s.ref(f.Type)
-		for range max(1, len(f.Names)) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// ref names a signature type without resolving it: enough to compare it
-// with the receiver's name.
-func (s *fileScope) ref(e ast.Expr) Ref {
-	var r Ref
-	if star, ok := e.(*ast.StarExpr); ok {
-		r.Ptr, e = true, star.X
-	}
-	switch e := e.(type) {
-	case *ast.Ident:
-		r.Name = Name{s.pkg.path, e.Name}
-		if _, builtin := builtins[e.Name]; builtin {
-			r.Name.Pkg = ""
-		}
-	case *ast.SelectorExpr:
-		if x, ok := e.X.(*ast.Ident); ok {
-			if p, err := s.importPath(x.Name); err == nil {
-				r.Name = Name{p, e.Sel.Name}
-			}
-		}
-	}
-	return r
 }
 
 // signature writes a function type's parameter and result types, without

@@ -5,13 +5,19 @@
 // function type takes that kind. Struct members are resolved only when
 // asked for, so a type from another package costs a parse of that package
 // and nothing more unless its fields are needed.
+//
+// The graph also has what CRD schemas, which follow declarations as
+// controller-gen does, need of them (Graph.Declared): each declaration as
+// written, its doc comment, markers and string constants, with the types
+// it names resolved only when asked for. Markers are collected once per
+// declaration, for the builder and the schemas alike (markers.go).
 package typegraph
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"strings"
-	"sync"
 )
 
 // Kind is the shape of a type, as gengo classifies it.
@@ -67,13 +73,41 @@ type Type struct {
 	// Comments are the lines of a named type's doc comment, without the
 	// comment markers: its "+" markers among them.
 	Comments []string
+	// Doc is a named type's doc comment as go/doc attaches it: the
+	// type's own or, outside parentheses, its declaration's.
+	Doc *ast.CommentGroup
+	// Expr is the expression an unnamed type, or a use of a builtin, was
+	// resolved from: "any" and "interface{}" are both an Interface. It is
+	// nil for a member's type that did not resolve (Fields), an
+	// Unsupported type whose Why says why.
+	Expr ast.Expr
 
-	methods map[string]*Method
-	members []Member
-	// resolveMembers fills members on first use; nil once done. mu, the
-	// graph's, guards it for named types.
+	// named is what the graph keeps of a named type, nil for others.
+	named *named
+	// err is why the type could not be resolved.
+	err error
+	// completed says every type t refers to is resolved (see complete).
+	completed bool
+	// members are as declared (Fields). resolveMembers fills them on
+	// first use; nil once done. The graph's mutex guards it for named
+	// types.
+	members        []Member
 	resolveMembers func() ([]Member, error)
-	mu             *sync.Mutex
+}
+
+// named is what the graph keeps of a named type.
+type named struct {
+	g *Graph
+	// pkg is where it is declared, once resolved: pending until then.
+	pkg     *Package
+	pending bool
+	// alias says the declaration is "type T = <definition>".
+	alias      bool
+	definition *Type
+	// completedMembers are the members with their types completed
+	// (Members), once membersCompleted.
+	completedMembers []Member
+	membersCompleted bool
 }
 
 // Member is a struct field.
@@ -86,6 +120,10 @@ type Member struct {
 	// Comments are the lines of the field's doc comment, without the
 	// comment markers.
 	Comments []string
+	// Doc is the field's doc comment; Pos where the field starts, in the
+	// graph's file set.
+	Doc *ast.CommentGroup
+	Pos token.Pos
 }
 
 // Method is a declared method's signature, as far as deep copies and
@@ -110,16 +148,32 @@ type Ref struct {
 // included).
 func (t *Type) IsNamed() bool { return t.Name.Name != "" }
 
-// Members returns a struct's fields, resolving them on first use.
+// Members returns a struct's fields, resolved on first use with the types
+// they use, as Named resolves types.
 func (t *Type) Members() ([]Member, error) {
-	if t.mu != nil {
-		t.mu.Lock()
-		defer t.mu.Unlock()
+	if t.named == nil {
+		return t.members, nil // an unnamed struct, resolved with what uses it
 	}
-	return t.membersLocked()
+	t.named.g.mu.Lock()
+	defer t.named.g.mu.Unlock()
+	return t.membersLocked(true)
 }
 
-func (t *Type) membersLocked() ([]Member, error) {
+// Fields returns a struct's fields as Members does, but as far as
+// Graph.Declared resolves types: the named types they use may be known
+// by their names only.
+func (t *Type) Fields() ([]Member, error) {
+	if t.named == nil {
+		return t.members, nil
+	}
+	t.named.g.mu.Lock()
+	defer t.named.g.mu.Unlock()
+	return t.membersLocked(false)
+}
+
+// membersLocked resolves the members, and with complete the types they
+// use, each once.
+func (t *Type) membersLocked(complete bool) ([]Member, error) {
 	if t.resolveMembers != nil {
 		m, err := t.resolveMembers()
 		if err != nil {
@@ -127,11 +181,49 @@ func (t *Type) membersLocked() ([]Member, error) {
 		}
 		t.members, t.resolveMembers = m, nil
 	}
-	return t.members, nil
+	if !complete {
+		return t.members, nil
+	}
+	n := t.named
+	if !n.membersCompleted {
+		m, err := n.g.completeMembers(t.members)
+		if err != nil {
+			return nil, err
+		}
+		n.completedMembers, n.membersCompleted = m, true
+	}
+	return n.completedMembers, nil
 }
 
 // Method returns the named type's declared method called name, or nil.
-func (t *Type) Method(name string) *Method { return t.methods[name] }
+// The methods read are the deep-copy ones, the unmarshalers encoding/json
+// calls and the marshalers CRD schemas look for.
+func (t *Type) Method(name string) *Method {
+	if t.named == nil || t.named.pkg == nil {
+		return nil
+	}
+	return t.named.pkg.methods[t.Name.Name][name]
+}
+
+// Package is the package that declares the named type t, once resolved;
+// nil for other types.
+func (t *Type) Package() *Package {
+	if t.named == nil {
+		return nil
+	}
+	return t.named.pkg
+}
+
+// Definition is what a named type's declaration says it is, resolved as
+// Graph.Declared resolves types: the named type of "type T U" or
+// "type T = U", the slice of "type T []U", and t itself for a struct or
+// interface written out. It is nil for other types.
+func (t *Type) Definition() *Type {
+	if t.named == nil {
+		return nil
+	}
+	return t.named.definition
+}
 
 // Underlying follows Aliases to the type they name.
 func (t *Type) Resolved() *Type {
