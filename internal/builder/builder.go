@@ -206,7 +206,7 @@ func (b *builder) crds(p *model.Project) error {
 			roots = append(roots, pkg.Path)
 		}
 	}
-	crds, err := crdschema.Build(b.prog, roots, crdschema.Options{Dir: b.opts.CRDDir,
+	crds, err := crdschema.Build(b.prog, b.graph, roots, crdschema.Options{Dir: b.opts.CRDDir,
 		Plural: func(kind string) string { return strings.ToLower(b.goPlural(kind, false)) }})
 	if err != nil {
 		return fmt.Errorf("crd: %w", err)

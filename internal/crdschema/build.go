@@ -1,9 +1,16 @@
+// Package crdschema derives CustomResourceDefinitions from Go API types and
+// their kubebuilder markers, with the meaning controller-gen v0.23.0 gives
+// them: the same schema for the same types, field by field. It walks the
+// declarations of the builder's type graph (typegraph.Graph.Declared),
+// with the markers the builder collected there; types from other
+// packages (k8s.io/api, apimachinery) are read on demand and walked with
+// their own markers, except the few apimachinery types controller-gen
+// hard-codes (known.go), whose packages are not read.
 package crdschema
 
 import (
 	"errors"
 	"fmt"
-	"go/ast"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -15,6 +22,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/internal/markers"
 	"github.com/ctrlgen/ctrlgen/internal/model"
 	"github.com/ctrlgen/ctrlgen/internal/plural"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 const metav1 = "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,34 +38,38 @@ type Options struct {
 }
 
 // Build returns the CRD of every root kind in the packages roots (import
-// paths, loaded in prog), sorted by file: of every type that embeds
-// metav1.TypeMeta and metav1.ObjectMeta in a package with +groupName.
-func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, error) {
+// paths, loaded in prog, their types resolved in g), sorted by file: of
+// every type that embeds metav1.TypeMeta and metav1.ObjectMeta in a
+// package with +groupName.
+func Build(prog *loader.Program, g *typegraph.Graph, roots []string, opts Options) ([]*model.CRD, error) {
 	if err := prefetchImports(prog, roots); err != nil {
 		return nil, err
 	}
-	x := &index{prog: prog, pkgs: map[string]*pkgInfo{}}
-	s := &schemas{x: x, raw: map[model.TypeRef]*model.Schema{}, flat: map[model.TypeRef]*model.Schema{}}
+	s := &schemas{g: g, fset: prog.Fset, raw: map[model.TypeRef]*model.Schema{}, flat: map[model.TypeRef]*model.Schema{}}
 	type version struct {
 		name string
-		t    *typeInfo
+		t    *typegraph.Type
 	}
 	type apiPackage struct {
-		p              *pkgInfo
+		p              *typegraph.Package
 		group, version string
 	}
 	var pkgs []apiPackage
 	for _, path := range roots {
-		p, err := x.pkg(path)
+		p, err := g.Package(path)
 		if err != nil {
 			return nil, err
 		}
-		group, ok := markers.GroupName.Get(p.markers)
-		if !ok || markers.Skip.Has(p.markers) {
+		pm, _, err := g.PackageMarkers(path)
+		if err != nil {
+			return nil, err
+		}
+		group, ok := markers.GroupName.Get(pm)
+		if !ok || markers.Skip.Has(pm) {
 			continue
 		}
-		ver := p.name
-		if v, ok := markers.VersionName.Get(p.markers); ok {
+		ver := p.Name
+		if v, ok := markers.VersionName.Get(pm); ok {
 			ver = v
 		}
 		pkgs = append(pkgs, apiPackage{p, group, ver})
@@ -68,17 +80,23 @@ func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, er
 	// "type Gateway v1.Gateway" in v1beta1).
 	kinds := map[[2]string][]version{} // {group, kind}
 	for _, a := range pkgs {
-		for _, t := range a.p.types {
-			if isRootKind(s, t) {
-				kinds[[2]string{a.group, t.name}] = nil
+		for _, name := range a.p.StructTypes() {
+			if isRootKind(g, typegraph.Name{Pkg: a.p.Path, Name: name}) {
+				kinds[[2]string{a.group, name}] = nil
 			}
 		}
 	}
 	for k := range kinds {
 		for _, a := range pkgs {
-			if t := a.p.types[k[1]]; a.group == k[0] && t != nil {
-				kinds[k] = append(kinds[k], version{a.version, t})
+			if a.group != k[0] || !a.p.HasType(k[1]) {
+				continue
 			}
+			t, err := g.Declared(typegraph.Name{Pkg: a.p.Path, Name: k[1]})
+			if err != nil {
+				s.errs = append(s.errs, err)
+				continue
+			}
+			kinds[k] = append(kinds[k], version{a.version, t})
 		}
 	}
 	keys := make([][2]string, 0, len(kinds))
@@ -90,12 +108,12 @@ func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, er
 	for _, k := range keys {
 		vs := kinds[k]
 		sort.SliceStable(vs, func(i, j int) bool { return vs[i].name < vs[j].name })
-		crd := newCRD(k[0], k[1], opts, vs[0].t)
+		crd := newCRD(k[0], k[1], opts, s.typeMarkers(vs[0].t))
 		for _, v := range vs {
 			var errs []error
-			root := flattenAllOf(s.resolved(model.TypeRef{Pkg: v.t.pkg.path, Name: v.t.name}), &errs)
+			root := flattenAllOf(s.resolved(model.TypeRef{Pkg: v.t.Name.Pkg, Name: v.t.Name.Name}), &errs)
 			for _, e := range errs {
-				s.errorf(at(v.t), "%s: %v", v.t.name, e)
+				s.errorf(at(v.t), "%s: %v", v.t.Name.Name, e)
 			}
 			if _, ok := root.Properties["metadata"]; ok {
 				r := *root
@@ -104,7 +122,7 @@ func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, er
 				root = &r
 			}
 			for _, e := range structural(root) {
-				s.errorf(at(v.t), "the schema of %s %s is not structural, the apiserver would reject it: %v", v.name, v.t.name, e)
+				s.errorf(at(v.t), "the schema of %s %s is not structural, the apiserver would reject it: %v", v.name, v.t.Name.Name, e)
 			}
 			crd.Spec.Versions = append(crd.Spec.Versions, model.CRDVersion{
 				Name: v.name, Served: true,
@@ -112,7 +130,7 @@ func Build(prog *loader.Program, roots []string, opts Options) ([]*model.CRD, er
 			})
 		}
 		for _, v := range vs {
-			s.errs = append(s.errs, applyCRDMarkers(crd, v.name, v.t)...)
+			s.errs = append(s.errs, applyCRDMarkers(crd, v.name, v.t, s.typeMarkers(v.t))...)
 		}
 		crd.Metadata.Name = crd.Spec.Names.Plural + "." + crd.Spec.Group
 		crd.Path = filepath.Join(opts.Dir, crd.Spec.Group+"_"+crd.Spec.Names.Plural+".yaml")
@@ -177,43 +195,39 @@ func dedupe(errs []error) []error {
 	return out
 }
 
-// isRootKind says whether t is a kind a CRD is made for: a Kubernetes
-// object, embedding metav1.TypeMeta and metav1.ObjectMeta. Such types are
-// the ones marked +kubebuilder:object:root, +genclient or
+// isRootKind says whether the struct type n is a kind a CRD is made for:
+// a Kubernetes object, embedding metav1.TypeMeta and metav1.ObjectMeta.
+// Such types are the ones marked +kubebuilder:object:root, +genclient or
 // +ctrlgen:controller (list types embed metav1.ListMeta); controller-gen
 // asks for no marker, and neither does ctrlgen.
-func isRootKind(s *schemas, t *typeInfo) bool {
+func isRootKind(g *typegraph.Graph, n typegraph.Name) bool {
+	t, err := g.Declared(n)
+	if err != nil {
+		return false
+	}
 	var typeMeta, objectMeta bool
-	for _, f := range t.load().fields {
-		if !f.embedded {
+	for _, f := range fields(t) {
+		if !f.Embedded || f.Type.Name.Pkg != metav1 {
 			continue
 		}
-		sel, ok := f.expr.(*ast.SelectorExpr)
-		if !ok {
-			continue
-		}
-		nt := s.resolveNamed(t, sel)
-		if nt == nil || nt.pkg.path != metav1 {
-			continue
-		}
-		typeMeta = typeMeta || nt.name == "TypeMeta"
-		objectMeta = objectMeta || nt.name == "ObjectMeta"
+		typeMeta = typeMeta || f.Type.Name.Name == "TypeMeta"
+		objectMeta = objectMeta || f.Type.Name.Name == "ObjectMeta"
 	}
 	return typeMeta && objectMeta
 }
 
-func newCRD(group, kind string, opts Options, t *typeInfo) *model.CRD {
+func newCRD(group, kind string, opts Options, m markers.Set) *model.CRD {
 	var pl string
 	if opts.Plural != nil {
 		pl = opts.Plural(kind)
 	} else {
 		pl = strings.ToLower(plural.Of(kind, plural.DefaultExceptions))
 	}
-	if name, ok := markers.ResourceName.Get(t.load().markers); ok {
+	if name, ok := markers.ResourceName.Get(m); ok {
 		pl = name
 	}
 	scope := "Namespaced"
-	if markers.NonNamespaced.Has(t.load().markers) {
+	if markers.NonNamespaced.Has(m) {
 		scope = "Cluster"
 	}
 	return &model.CRD{
@@ -230,7 +244,7 @@ func newCRD(group, kind string, opts Options, t *typeInfo) *model.CRD {
 // applyCRDMarkers applies a version's type markers to the CRD, as
 // controller-gen's ApplyToCRD: names and scope from +kubebuilder:resource
 // (the last version's win), everything else to the version.
-func applyCRDMarkers(crd *model.CRD, version string, t *typeInfo) []error {
+func applyCRDMarkers(crd *model.CRD, version string, t *typegraph.Type, m markers.Set) []error {
 	var v *model.CRDVersion
 	for i := range crd.Spec.Versions {
 		if crd.Spec.Versions[i].Name == version {
@@ -240,7 +254,6 @@ func applyCRDMarkers(crd *model.CRD, version string, t *typeInfo) []error {
 	if v == nil {
 		return nil
 	}
-	m := t.load().markers
 	var errs []error
 	if r, ok := markers.Resource.Get(m); ok {
 		if r.Path != "" {

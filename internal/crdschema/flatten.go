@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // resolved returns the schema of the named type with every reference
@@ -30,7 +31,7 @@ func (s *schemas) resolved(ref model.TypeRef) *model.Schema {
 		raw, ok = knownSchema(ref)
 	}
 	if !ok {
-		t, err := s.typeOf(ref)
+		t, err := s.g.Declared(typegraph.Name{Pkg: ref.Pkg, Name: ref.Name})
 		if err != nil {
 			s.errs = append(s.errs, err)
 			return &model.Schema{}
@@ -41,14 +42,6 @@ func (s *schemas) resolved(ref model.TypeRef) *model.Schema {
 	sc := s.resolveRefs(raw)
 	s.flat[ref] = sc
 	return sc
-}
-
-func (s *schemas) typeOf(ref model.TypeRef) (*typeInfo, error) {
-	p, err := s.x.pkg(ref.Pkg)
-	if err != nil {
-		return nil, err
-	}
-	return typeIn(p, ref.Name)
 }
 
 // resolveRefs returns sc with its references replaced: sc itself when it

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"go/ast"
 	"math"
 	"net/url"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/ctrlgen/ctrlgen/internal/markers"
 	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // rule applies one marker definition's values to a schema. Rules run in
@@ -23,13 +23,13 @@ type rule struct {
 	items bool
 	name  string
 	has   func(set markers.Set) bool
-	apply func(set markers.Set, sc *model.Schema, t *typeInfo) []error
+	apply func(set markers.Set, sc *model.Schema, t *typegraph.Type) []error
 }
 
 // each makes a rule of a definition: f runs for every value of d in the
 // set, and its error is reported at the marker.
-func each[T any](d *markers.Definition[T], prio int, items bool, f func(v T, sc *model.Schema, t *typeInfo) error) rule {
-	return rule{prio: prio, items: items, name: d.Name(), has: d.Has, apply: func(set markers.Set, sc *model.Schema, t *typeInfo) []error {
+func each[T any](d *markers.Definition[T], prio int, items bool, f func(v T, sc *model.Schema, t *typegraph.Type) error) rule {
+	return rule{prio: prio, items: items, name: d.Name(), has: d.Has, apply: func(set markers.Set, sc *model.Schema, t *typegraph.Type) []error {
 		var errs []error
 		for _, v := range d.All(set) {
 			if err := f(v.V, sc, t); err != nil {
@@ -43,7 +43,7 @@ func each[T any](d *markers.Definition[T], prio int, items bool, f func(v T, sc 
 const prioDefault = 10
 
 // validationRules makes the rules of a validation marker's four forms.
-func validationRules[T any](m markers.ValidationMarker[T], prio int, f func(v T, sc *model.Schema, t *typeInfo) error) []rule {
+func validationRules[T any](m markers.ValidationMarker[T], prio int, f func(v T, sc *model.Schema, t *typegraph.Type) error) []rule {
 	return []rule{each(m.Field, prio, false, f), each(m.Type, prio, false, f),
 		each(m.ItemsField, prio, true, f), each(m.ItemsType, prio, true, f)}
 }
@@ -53,21 +53,21 @@ var rules = func() []rule {
 	add := func(rs ...rule) { r = append(r, rs...) }
 	add(validationRules(markers.Maximum, prioDefault, maximum)...)
 	add(validationRules(markers.Minimum, prioDefault, minimum)...)
-	add(validationRules(markers.ExclusiveMaximum, prioDefault, func(v bool, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.ExclusiveMaximum, prioDefault, func(v bool, sc *model.Schema, _ *typegraph.Type) error {
 		if !numeric(sc) {
 			return fmt.Errorf("must apply exclusivemaximum to a numeric value, found %s", sc.Type)
 		}
 		sc.ExclusiveMaximum = v
 		return nil
 	})...)
-	add(validationRules(markers.ExclusiveMinimum, prioDefault, func(v bool, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.ExclusiveMinimum, prioDefault, func(v bool, sc *model.Schema, _ *typegraph.Type) error {
 		if !numeric(sc) {
 			return fmt.Errorf("must apply exclusiveminimum to a numeric value, found %s", sc.Type)
 		}
 		sc.ExclusiveMinimum = v
 		return nil
 	})...)
-	add(validationRules(markers.MultipleOf, prioDefault, func(v float64, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.MultipleOf, prioDefault, func(v float64, sc *model.Schema, _ *typegraph.Type) error {
 		if !numeric(sc) {
 			return fmt.Errorf("must apply multipleof to a numeric value, found %s", sc.Type)
 		}
@@ -81,7 +81,7 @@ var rules = func() []rule {
 	add(validationRules(markers.MaxProperties, prioDefault, objectInt("maxproperties", func(sc *model.Schema) **int64 { return &sc.MaxProperties }))...)
 	add(validationRules(markers.MaxLength, prioDefault, textInt("maxlength", func(sc *model.Schema) **int64 { return &sc.MaxLength }))...)
 	add(validationRules(markers.MinLength, prioDefault, textInt("minlength", func(sc *model.Schema) **int64 { return &sc.MinLength }))...)
-	add(validationRules(markers.Pattern, prioDefault, func(v string, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.Pattern, prioDefault, func(v string, sc *model.Schema, _ *typegraph.Type) error {
 		if !textual(sc) {
 			return fmt.Errorf("must apply pattern to a textual value, found type %q", sc.Type)
 		}
@@ -89,7 +89,7 @@ var rules = func() []rule {
 		return nil
 	})...)
 	add(validationRules(markers.MaxItems, prioDefault, maxItems)...)
-	add(validationRules(markers.MinItems, prioDefault, func(v int, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.MinItems, prioDefault, func(v int, sc *model.Schema, _ *typegraph.Type) error {
 		if sc.Type != "array" {
 			return errors.New("must apply minitems to an array")
 		}
@@ -97,14 +97,14 @@ var rules = func() []rule {
 		sc.MinItems = &n
 		return nil
 	})...)
-	add(validationRules(markers.UniqueItems, prioDefault, func(v bool, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.UniqueItems, prioDefault, func(v bool, sc *model.Schema, _ *typegraph.Type) error {
 		if sc.Type != "array" {
 			return errors.New("must apply uniqueitems to an array")
 		}
 		sc.UniqueItems = v
 		return nil
 	})...)
-	add(validationRules(markers.Enum, prioDefault, func(v []any, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.Enum, prioDefault, func(v []any, sc *model.Schema, _ *typegraph.Type) error {
 		vals := make([]json.RawMessage, len(v))
 		for i, e := range v {
 			raw, err := json.Marshal(e)
@@ -116,38 +116,38 @@ var rules = func() []rule {
 		sc.Enum = vals
 		return nil
 	})...)
-	add(validationRules(markers.Format, prioDefault, func(v string, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.Format, prioDefault, func(v string, sc *model.Schema, _ *typegraph.Type) error {
 		sc.Format = v
 		return nil
 	})...)
-	add(validationRules(markers.Type, prioDefault-1, func(v string, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.Type, prioDefault-1, func(v string, sc *model.Schema, _ *typegraph.Type) error {
 		sc.Type = v
 		return nil
 	})...)
 	add(validationRules(markers.XPreserveUnknownFields, prioDefault, preserveUnknown)...)
 	add(validationRules(markers.XEmbeddedResource, prioDefault, embeddedResource)...)
-	add(validationRules(markers.XIntOrString, prioDefault-1, func(_ bool, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.XIntOrString, prioDefault-1, func(_ bool, sc *model.Schema, _ *typegraph.Type) error {
 		sc.XIntOrString = true
 		return nil
 	})...)
-	add(validationRules(markers.XValidation, prioDefault, func(v markers.XValidationRule, sc *model.Schema, _ *typeInfo) error {
+	add(validationRules(markers.XValidation, prioDefault, func(v markers.XValidationRule, sc *model.Schema, _ *typegraph.Type) error {
 		addRule(sc, v)
 		return nil
 	})...)
 	add(
-		each(markers.AtMostOneOf, prioDefault+1, false, func(v []string, sc *model.Schema, _ *typeInfo) error {
+		each(markers.AtMostOneOf, prioDefault+1, false, func(v []string, sc *model.Schema, _ *typegraph.Type) error {
 			if len(v) > 0 {
 				addRule(sc, markers.XValidationRule{Rule: sumExpr(v) + " <= 1", Message: fmt.Sprintf("at most one of the fields in %v may be set", v)})
 			}
 			return nil
 		}),
-		each(markers.ExactlyOneOf, prioDefault+2, false, func(v []string, sc *model.Schema, _ *typeInfo) error {
+		each(markers.ExactlyOneOf, prioDefault+2, false, func(v []string, sc *model.Schema, _ *typegraph.Type) error {
 			if len(v) > 0 {
 				addRule(sc, markers.XValidationRule{Rule: sumExpr(v) + " == 1", Message: fmt.Sprintf("exactly one of the fields in %v must be set", v)})
 			}
 			return nil
 		}),
-		each(markers.AtLeastOneOf, prioDefault+3, false, func(v []string, sc *model.Schema, _ *typeInfo) error {
+		each(markers.AtLeastOneOf, prioDefault+3, false, func(v []string, sc *model.Schema, _ *typegraph.Type) error {
 			if len(v) > 0 {
 				var b []string
 				for _, f := range v {
@@ -158,7 +158,7 @@ var rules = func() []rule {
 			return nil
 		}),
 		each(markers.K8sEnum, prioDefault, false, k8sEnum),
-		each(markers.K8sRequired, prioDefault, false, func(_ bool, sc *model.Schema, _ *typeInfo) error {
+		each(markers.K8sRequired, prioDefault, false, func(_ bool, sc *model.Schema, _ *typegraph.Type) error {
 			one := func(p **int64) {
 				if *p == nil {
 					n := int64(1)
@@ -179,11 +179,11 @@ var rules = func() []rule {
 			}
 			return nil
 		}),
-		each(markers.Nullable, prioDefault, false, func(_ bool, sc *model.Schema, _ *typeInfo) error {
+		each(markers.Nullable, prioDefault, false, func(_ bool, sc *model.Schema, _ *typegraph.Type) error {
 			sc.Nullable = true
 			return nil
 		}),
-		each(markers.Default, prioDefault, false, func(v any, sc *model.Schema, _ *typeInfo) error {
+		each(markers.Default, prioDefault, false, func(v any, sc *model.Schema, _ *typegraph.Type) error {
 			raw, err := json.Marshal(v)
 			if err != nil {
 				return err
@@ -194,7 +194,7 @@ var rules = func() []rule {
 			sc.Default = raw
 			return nil
 		}),
-		each(markers.K8sDefault, prioDefault-1, false, func(v any, sc *model.Schema, _ *typeInfo) error {
+		each(markers.K8sDefault, prioDefault-1, false, func(v any, sc *model.Schema, _ *typegraph.Type) error {
 			if v == nil {
 				return nil
 			}
@@ -202,13 +202,13 @@ var rules = func() []rule {
 			sc.Default = raw
 			return err
 		}),
-		each(markers.Example, prioDefault, false, func(v any, sc *model.Schema, _ *typeInfo) error {
+		each(markers.Example, prioDefault, false, func(v any, sc *model.Schema, _ *typegraph.Type) error {
 			raw, err := json.Marshal(v)
 			sc.Example = raw
 			return err
 		}),
 		each(markers.EmbeddedResource, prioDefault, false, embeddedResource),
-		each(markers.Immutable, prioDefault, false, func(_ bool, sc *model.Schema, _ *typeInfo) error {
+		each(markers.Immutable, prioDefault, false, func(_ bool, sc *model.Schema, _ *typegraph.Type) error {
 			sc.XValidations = append(sc.XValidations, model.ValidationRule{Rule: "self == oldSelf", Message: "field is immutable"})
 			return nil
 		}),
@@ -216,7 +216,7 @@ var rules = func() []rule {
 		each(markers.K8sMinimum, prioDefault, false, minimum),
 		each(markers.K8sMaximum, prioDefault, false, maximum),
 		each(markers.PreserveUnknownFields, prioDefault, false, preserveUnknown),
-		each(markers.Title, prioDefault, false, func(v any, sc *model.Schema, _ *typeInfo) error {
+		each(markers.Title, prioDefault, false, func(v any, sc *model.Schema, _ *typegraph.Type) error {
 			if v == nil {
 				return nil
 			}
@@ -231,7 +231,7 @@ var rules = func() []rule {
 		each(markers.K8sListType, prioDefault-1, false, listType),
 		each(markers.ListMapKey, prioDefault, false, listMapKey),
 		each(markers.K8sListMapKey, prioDefault, false, listMapKey),
-		each(markers.MapType, prioDefault, false, func(v string, sc *model.Schema, _ *typeInfo) error {
+		each(markers.MapType, prioDefault, false, func(v string, sc *model.Schema, _ *typegraph.Type) error {
 			if sc.Type != "object" {
 				return errors.New("must apply mapType to an object")
 			}
@@ -241,7 +241,7 @@ var rules = func() []rule {
 			sc.XMapType = &v
 			return nil
 		}),
-		each(markers.StructType, prioDefault, false, func(v string, sc *model.Schema, _ *typeInfo) error {
+		each(markers.StructType, prioDefault, false, func(v string, sc *model.Schema, _ *typegraph.Type) error {
 			if sc.Type != "object" && sc.Type != "" {
 				return errors.New("must apply structType to an object; either explicitly set or defaulted through an empty schema type")
 			}
@@ -252,7 +252,7 @@ var rules = func() []rule {
 			sc.XMapType = &v
 			return nil
 		}),
-		each(markers.ExternalDocsMarker, prioDefault, false, func(v markers.ExternalDocs, sc *model.Schema, _ *typeInfo) error {
+		each(markers.ExternalDocsMarker, prioDefault, false, func(v markers.ExternalDocs, sc *model.Schema, _ *typegraph.Type) error {
 			if _, err := url.ParseRequestURI(v.URL); err != nil {
 				return fmt.Errorf("invalid url %q: %w", v.URL, err)
 			}
@@ -266,7 +266,7 @@ var rules = func() []rule {
 
 // applyMarkers applies the schema markers of set to sc; t is the type
 // whose declaration carries them (nil for a field). Errors are recorded.
-func (s *schemas) applyMarkers(set markers.Set, sc *model.Schema, where fmt.Stringer, t *typeInfo) {
+func (s *schemas) applyMarkers(set markers.Set, sc *model.Schema, where fmt.Stringer, t *typegraph.Type) {
 	for _, r := range rules {
 		if r.items {
 			continue
@@ -294,7 +294,7 @@ func integral(v float64) bool {
 	return v == math.Trunc(v) && !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
-func maximum(v float64, sc *model.Schema, _ *typeInfo) error {
+func maximum(v float64, sc *model.Schema, _ *typegraph.Type) error {
 	if !numeric(sc) {
 		return fmt.Errorf("must apply maximum to a numeric value, found %s", sc.Type)
 	}
@@ -305,7 +305,7 @@ func maximum(v float64, sc *model.Schema, _ *typeInfo) error {
 	return nil
 }
 
-func minimum(v float64, sc *model.Schema, _ *typeInfo) error {
+func minimum(v float64, sc *model.Schema, _ *typegraph.Type) error {
 	if !numeric(sc) {
 		return fmt.Errorf("must apply minimum to a numeric value, found %s", sc.Type)
 	}
@@ -316,7 +316,7 @@ func minimum(v float64, sc *model.Schema, _ *typeInfo) error {
 	return nil
 }
 
-func maxItems(v int, sc *model.Schema, _ *typeInfo) error {
+func maxItems(v int, sc *model.Schema, _ *typegraph.Type) error {
 	if sc.Type != "array" {
 		return errors.New("must apply maxitem to an array")
 	}
@@ -325,8 +325,8 @@ func maxItems(v int, sc *model.Schema, _ *typeInfo) error {
 	return nil
 }
 
-func objectInt(what string, field func(*model.Schema) **int64) func(int, *model.Schema, *typeInfo) error {
-	return func(v int, sc *model.Schema, _ *typeInfo) error {
+func objectInt(what string, field func(*model.Schema) **int64) func(int, *model.Schema, *typegraph.Type) error {
+	return func(v int, sc *model.Schema, _ *typegraph.Type) error {
 		if sc.Type != "object" {
 			return fmt.Errorf("must apply %s to an object", what)
 		}
@@ -336,8 +336,8 @@ func objectInt(what string, field func(*model.Schema) **int64) func(int, *model.
 	}
 }
 
-func textInt(what string, field func(*model.Schema) **int64) func(int, *model.Schema, *typeInfo) error {
-	return func(v int, sc *model.Schema, _ *typeInfo) error {
+func textInt(what string, field func(*model.Schema) **int64) func(int, *model.Schema, *typegraph.Type) error {
+	return func(v int, sc *model.Schema, _ *typegraph.Type) error {
 		if !textual(sc) {
 			return fmt.Errorf("must apply %s to a textual value, found type %q", what, sc.Type)
 		}
@@ -347,13 +347,13 @@ func textInt(what string, field func(*model.Schema) **int64) func(int, *model.Sc
 	}
 }
 
-func preserveUnknown(_ bool, sc *model.Schema, _ *typeInfo) error {
+func preserveUnknown(_ bool, sc *model.Schema, _ *typegraph.Type) error {
 	t := true
 	sc.XPreserveUnknownFields = &t
 	return nil
 }
 
-func embeddedResource(_ bool, sc *model.Schema, _ *typeInfo) error {
+func embeddedResource(_ bool, sc *model.Schema, _ *typegraph.Type) error {
 	sc.XEmbeddedResource = true
 	return nil
 }
@@ -379,7 +379,7 @@ func sumExpr(fields []string) string {
 	return b.String()
 }
 
-func listType(v string, sc *model.Schema, _ *typeInfo) error {
+func listType(v string, sc *model.Schema, _ *typegraph.Type) error {
 	if sc.Type != "array" {
 		return fmt.Errorf("must apply listType to an array, found %s", sc.Type)
 	}
@@ -390,7 +390,7 @@ func listType(v string, sc *model.Schema, _ *typeInfo) error {
 	return nil
 }
 
-func listMapKey(v string, sc *model.Schema, _ *typeInfo) error {
+func listMapKey(v string, sc *model.Schema, _ *typegraph.Type) error {
 	if sc.Type != "array" {
 		return fmt.Errorf("must apply listMapKey to an array, found %s", sc.Type)
 	}
@@ -403,21 +403,20 @@ func listMapKey(v string, sc *model.Schema, _ *typeInfo) error {
 	return nil
 }
 
-func k8sEnum(_ bool, sc *model.Schema, t *typeInfo) error {
+func k8sEnum(_ bool, sc *model.Schema, t *typegraph.Type) error {
 	if t == nil {
 		return errors.New("k8s:enum must be set on a type, not a field")
 	}
-	u := underlyingLocal(t)
-	if !isIdent(u, "string") {
-		return fmt.Errorf("enum type must be a string, not %s", t.name)
+	if !isBuiltin(underlyingLocal(t), "string") {
+		return fmt.Errorf("enum type must be a string, not %s", t.Name.Name)
 	}
 	var vals []json.RawMessage
-	for _, c := range t.pkg.consts[t.name] {
+	for _, c := range t.Package().Consts(t.Name.Name) {
 		raw, _ := json.Marshal(c)
 		vals = append(vals, raw)
 	}
 	if len(vals) == 0 {
-		return fmt.Errorf("no enum values found for type %s", t.name)
+		return fmt.Errorf("no enum values found for type %s", t.Name.Name)
 	}
 	sort.Slice(vals, func(i, j int) bool { return string(vals[i]) < string(vals[j]) })
 	sc.Type = "string"
@@ -425,15 +424,19 @@ func k8sEnum(_ bool, sc *model.Schema, t *typeInfo) error {
 	return nil
 }
 
-// underlyingLocal is the type expression a chain of named types of t's
-// own package ends in, as go/types' Underlying for +k8s:enum.
-func underlyingLocal(t *typeInfo) ast.Expr {
+// underlyingLocal is the definition a chain of named types of t's own
+// package ends in, as go/types' Underlying for +k8s:enum.
+func underlyingLocal(t *typegraph.Type) *typegraph.Type {
 	for range 32 {
-		id, ok := t.spec.Type.(*ast.Ident)
-		if !ok || t.pkg.types[id.Name] == nil {
+		d := t.Definition()
+		if d == t || d.Name.Pkg != t.Name.Pkg {
 			break
 		}
-		t = t.pkg.types[id.Name]
+		next, err := t.Package().Declared(d.Name.Name)
+		if err != nil {
+			break
+		}
+		t = next
 	}
-	return t.spec.Type
+	return t.Definition()
 }

@@ -3,21 +3,26 @@ package crdschema
 import (
 	"fmt"
 	"go/ast"
-	"path"
+	"go/token"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/internal/markers"
 	"github.com/ctrlgen/ctrlgen/internal/model"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // schemas builds the schema of each Go type, as controller-gen's first
 // pass does: a named type used inside another is a reference (Ref), with
 // whatever the use adds (the field's markers and description), resolved
-// later by flatten.
+// later by flatten. Types are walked as their declarations write them
+// (typegraph.Graph.Declared): a type named in a declaration is a use of
+// that name, an alias's included.
 type schemas struct {
-	x   *index
-	raw map[model.TypeRef]*model.Schema
+	g    *typegraph.Graph
+	fset *token.FileSet
+	raw  map[model.TypeRef]*model.Schema
 	// flat holds resolved schemas; a nil entry is one being resolved,
 	// which a recursive reference sees as empty, as controller-gen does.
 	flat map[model.TypeRef]*model.Schema
@@ -32,14 +37,50 @@ type posString string
 
 func (p posString) String() string { return string(p) }
 
-func at(t *typeInfo) fmt.Stringer {
-	pos := t.load().pos
-	return posString(fmt.Sprintf("%s:%d", pos.Filename, pos.Line))
+func at(t *typegraph.Type) fmt.Stringer {
+	return posString(fmt.Sprintf("%s:%d", t.Pos.Filename, t.Pos.Line))
+}
+
+// typeMarkers are the markers of named type t's declaration; the builder
+// reported their problems, for the packages it reads.
+func (s *schemas) typeMarkers(t *typegraph.Type) markers.Set {
+	set, _, _ := s.g.TypeMarkers(t.Name, nil)
+	return set
+}
+
+// declared is the declaration of the named type a use e refers to; nil
+// for builtins and unnamed types, and when it does not resolve.
+func (s *schemas) declared(e *typegraph.Type) *typegraph.Type {
+	if !isDeclared(e) {
+		return nil
+	}
+	t, err := s.g.Declared(e.Name)
+	if err != nil {
+		return nil
+	}
+	return t
+}
+
+// isDeclared reports whether e is a use of a declared type: named, and
+// not a builtin.
+func isDeclared(e *typegraph.Type) bool { return e.Name.Pkg != "" }
+
+// isBuiltin reports whether e is the builtin type called name.
+func isBuiltin(e *typegraph.Type, name string) bool { return e.Name == typegraph.Name{Name: name} }
+
+// fields are the fields of t's declaration when it declares a struct,
+// "type T struct{...}", and none otherwise (not those of "type T U").
+func fields(t *typegraph.Type) []typegraph.Member {
+	if t.Definition() != t || t.Kind != typegraph.Struct {
+		return nil
+	}
+	f, _ := t.Fields()
+	return f
 }
 
 // typeSchema is the schema of a named type, before references are resolved.
-func (s *schemas) typeSchema(t *typeInfo) *model.Schema {
-	ref := model.TypeRef{Pkg: t.pkg.path, Name: t.name}
+func (s *schemas) typeSchema(t *typegraph.Type) *model.Schema {
+	ref := model.TypeRef{Pkg: t.Name.Pkg, Name: t.Name.Name}
 	if sc, ok := s.raw[ref]; ok {
 		return sc
 	}
@@ -49,97 +90,98 @@ func (s *schemas) typeSchema(t *typeInfo) *model.Schema {
 	return sc
 }
 
-func (s *schemas) infoToSchema(t *typeInfo) *model.Schema {
+func (s *schemas) infoToSchema(t *typegraph.Type) *model.Schema {
+	m := s.typeMarkers(t)
 	switch {
-	case s.hasMethod(t, "MarshalJSON", map[*typeInfo]bool{}):
+	case s.hasMethod(t, "MarshalJSON", map[*typegraph.Type]bool{}):
 		sc := &model.Schema{}
-		s.applyMarkers(t.load().markers, sc, at(t), t)
+		s.applyMarkers(m, sc, at(t), t)
 		if sc.Type != "" {
 			return sc
 		}
-	case s.hasMethod(t, "MarshalText", map[*typeInfo]bool{}):
+	case s.hasMethod(t, "MarshalText", map[*typegraph.Type]bool{}):
 		sc := &model.Schema{Type: "string"}
-		s.applyMarkers(t.load().markers, sc, at(t), t)
+		s.applyMarkers(m, sc, at(t), t)
 		if sc.Type != "string" {
-			s.errorf(at(t), "%s implements encoding.TextMarshaler but its schema type is %q, not string", t.name, sc.Type)
+			s.errorf(at(t), "%s implements encoding.TextMarshaler but its schema type is %q, not string", t.Name.Name, sc.Type)
 		}
 		return sc
 	}
-	sc := s.exprSchema(t, t.spec.Type, true)
-	sc.Description = t.load().doc
-	s.applyMarkers(t.load().markers, sc, at(t), t)
+	sc := s.typeToSchema(t, t.Definition(), true)
+	sc.Description = extractDoc(t.Doc)
+	s.applyMarkers(m, sc, at(t), t)
 	return sc
 }
 
 // hasMethod reports whether t, or a type it embeds, declares the method.
-func (s *schemas) hasMethod(t *typeInfo, name string, seen map[*typeInfo]bool) bool {
-	if t.pkg.methods[t.name][name] {
+func (s *schemas) hasMethod(t *typegraph.Type, name string, seen map[*typegraph.Type]bool) bool {
+	if t.Method(name) != nil {
 		return true
 	}
 	if seen[t] {
 		return false
 	}
 	seen[t] = true
-	for _, f := range t.load().fields {
-		if !f.embedded {
+	for _, f := range fields(t) {
+		if !f.Embedded {
 			continue
 		}
-		if et := s.resolveNamed(t, deref(f.expr)); et != nil && s.hasMethod(et, name, seen) {
+		if et := s.declared(deref(f.Type)); et != nil && s.hasMethod(et, name, seen) {
 			return true
 		}
 	}
 	return false
 }
 
-func deref(e ast.Expr) ast.Expr {
-	if st, ok := e.(*ast.StarExpr); ok {
-		return st.X
+func deref(e *typegraph.Type) *typegraph.Type {
+	if e.Kind == typegraph.Pointer && !e.IsNamed() {
+		return e.Elem
 	}
 	return e
 }
 
-// resolveNamed finds the declaration an identifier or selector in t's file
-// names; nil for builtins and anything else.
-func (s *schemas) resolveNamed(t *typeInfo, e ast.Expr) *typeInfo {
-	switch e := e.(type) {
-	case *ast.Ident:
-		return t.pkg.types[e.Name]
-	case *ast.SelectorExpr:
-		if id, ok := e.X.(*ast.Ident); ok {
-			nt, err := s.x.lookupSelector(t.file, id.Name, e.Sel.Name)
-			if err == nil {
-				return nt
-			}
+// typeToSchema is the schema of a type e written in t's declaration; top
+// says e is t's own definition.
+func (s *schemas) typeToSchema(t, e *typegraph.Type, top bool) *model.Schema {
+	switch {
+	case top && e == t:
+		switch t.Kind {
+		case typegraph.Struct:
+			return s.structSchema(t)
+		case typegraph.Interface:
+			s.errorf(at(t), "%s: interface type is not supported in CRD schemas; consider using an explicit type or apiextensionsv1.JSON instead", t.Name.Name)
+			return &model.Schema{}
 		}
+		s.errorf(at(t), "%s: unsupported type expression: %s", t.Name.Name, t.Why)
+		return &model.Schema{}
+	case isDeclared(e):
+		return s.namedRef(t, e)
+	case e.IsNamed():
+		return s.builtinSchema(t, e.Name.Name)
 	}
-	return nil
-}
-
-// exprSchema is typeToSchema: the schema of a type expression appearing
-// in t's declaration. top says e is t's own definition.
-func (s *schemas) exprSchema(t *typeInfo, e ast.Expr, top bool) *model.Schema {
-	switch e := e.(type) {
-	case *ast.Ident:
-		return s.identSchema(t, e)
-	case *ast.SelectorExpr:
-		return s.selectorSchema(t, e)
-	case *ast.ArrayType:
+	switch e.Kind {
+	case typegraph.Slice, typegraph.Array:
 		return s.arraySchema(t, e)
-	case *ast.MapType:
+	case typegraph.Map:
 		return s.mapSchema(t, e)
-	case *ast.StarExpr:
-		return s.exprSchema(t, e.X, false)
-	case *ast.StructType:
-		if !top {
-			s.errorf(at(t), "%s: inline struct types are not supported, use a named type instead", t.name)
-			return &model.Schema{Type: "object"}
+	case typegraph.Pointer:
+		return s.typeToSchema(t, e.Elem, false)
+	case typegraph.Struct:
+		s.errorf(at(t), "%s: inline struct types are not supported, use a named type instead", t.Name.Name)
+		return &model.Schema{Type: "object"}
+	case typegraph.Interface:
+		if id, ok := e.Expr.(*ast.Ident); ok {
+			return s.builtinSchema(t, id.Name) // any
 		}
-		return s.structSchema(t)
-	case *ast.InterfaceType:
-		s.errorf(at(t), "%s: interface type is not supported in CRD schemas; consider using an explicit type or apiextensionsv1.JSON instead", t.name)
+		s.errorf(at(t), "%s: interface type is not supported in CRD schemas; consider using an explicit type or apiextensionsv1.JSON instead", t.Name.Name)
 		return &model.Schema{}
 	}
-	s.errorf(at(t), "%s: unsupported type expression %T", t.name, e)
+	if e.Expr == nil {
+		// A field whose type did not resolve.
+		s.errorf(at(t), "%s: %s", t.Name.Name, e.Why)
+		return &model.Schema{}
+	}
+	s.errorf(at(t), "%s: unsupported type expression %T", t.Name.Name, e.Expr)
 	return &model.Schema{}
 }
 
@@ -150,165 +192,150 @@ var builtins = map[string][2]string{
 	"byte": {"integer", ""}, "rune": {"integer", "int32"}, "uintptr": {"integer", ""},
 }
 
-func (s *schemas) identSchema(t *typeInfo, id *ast.Ident) *model.Schema {
-	if nt := t.pkg.types[id.Name]; nt != nil {
-		return s.namedRef(nt, true)
-	}
-	if b, ok := builtins[id.Name]; ok {
+func (s *schemas) builtinSchema(t *typegraph.Type, name string) *model.Schema {
+	if b, ok := builtins[name]; ok {
 		return &model.Schema{Type: b[0], Format: b[1]}
 	}
-	switch id.Name {
+	switch name {
 	case "float32", "float64":
-		s.errorf(at(t), "%s: found float, the usage of which is highly discouraged, as support for them varies across languages. Please consider serializing your float as string instead", t.name)
+		s.errorf(at(t), "%s: found float, the usage of which is highly discouraged, as support for them varies across languages. Please consider serializing your float as string instead", t.Name.Name)
 		return &model.Schema{}
 	case "any", "error":
-		s.errorf(at(t), "%s: interface type %s is not supported in CRD schemas; consider using an explicit type or apiextensionsv1.JSON instead", t.name, id.Name)
+		s.errorf(at(t), "%s: interface type %s is not supported in CRD schemas; consider using an explicit type or apiextensionsv1.JSON instead", t.Name.Name, name)
 		return &model.Schema{}
 	}
-	s.errorf(at(t), "%s: unknown type %s", t.name, id.Name)
+	s.errorf(at(t), "%s: unknown type %s", t.Name.Name, name)
 	return &model.Schema{}
 }
 
-func (s *schemas) selectorSchema(t *typeInfo, e *ast.SelectorExpr) *model.Schema {
-	id, ok := e.X.(*ast.Ident)
-	if !ok {
-		s.errorf(at(t), "%s: unsupported type expression", t.name)
-		return &model.Schema{}
-	}
-	if ref, ok := knownSelector(t.file, id.Name, e.Sel.Name); ok {
-		return &model.Schema{Ref: &ref}
-	}
-	nt, err := s.x.lookupSelector(t.file, id.Name, e.Sel.Name)
-	if err != nil {
-		s.errorf(at(t), "%s: %v", t.name, err)
-		return &model.Schema{}
-	}
-	return s.namedRef(nt, false)
-}
-
-// knownSelector is the reference pkgName.name makes in file f when it
-// names a type knownSchema has, found without reading its package: the
-// import is named pkgName or, unnamed, its path ends in pkgName (which
-// every known package's name does).
-func knownSelector(f *fileInfo, pkgName, name string) (model.TypeRef, bool) {
-	ip, ok := f.imports[pkgName]
-	if !ok {
-		ip, ok = f.guessed[pkgName]
-		ok = ok && path.Base(ip) == pkgName
-	}
-	ref := model.TypeRef{Pkg: ip, Name: name}
-	if !ok {
-		return ref, false
-	}
-	_, known := knownSchema(ref)
-	return ref, known
-}
-
-// underlying is what a chain of named types ends in: the declaration
-// whose type expression is not a name, and that expression.
-func (s *schemas) underlying(t *typeInfo) (*typeInfo, ast.Expr) {
+// underlying is what a chain of named types ends in: the last
+// declaration, whose definition is not a declared type, and that
+// definition.
+func (s *schemas) underlying(t *typegraph.Type) (*typegraph.Type, *typegraph.Type) {
 	for range 32 {
-		next := s.resolveNamed(t, t.spec.Type)
+		d := t.Definition()
+		if d == t || !isDeclared(d) {
+			break
+		}
+		next := s.declared(d)
 		if next == nil {
 			break
 		}
 		t = next
 	}
-	return t, t.spec.Type
+	return t, t.Definition()
 }
 
-// namedRef is the schema of a use of the named type nt: a reference, plus
-// the type when controller-gen spells it out at the use (slices, maps
-// and, for types of the same package, builtins).
-func (s *schemas) namedRef(nt *typeInfo, local bool) *model.Schema {
-	ref := model.TypeRef{Pkg: nt.pkg.path, Name: nt.name}
+// namedRef is the schema of a use of the named type e in t's
+// declaration: a reference, plus the type when controller-gen spells it
+// out at the use (slices, maps and, for types of the same package,
+// builtins). The types known.go has are not looked at.
+func (s *schemas) namedRef(t, e *typegraph.Type) *model.Schema {
+	ref := model.TypeRef{Pkg: e.Name.Pkg, Name: e.Name.Name}
 	sc := &model.Schema{Ref: &ref}
 	if _, known := knownSchema(ref); known {
 		return sc
 	}
+	nt, err := s.g.Declared(e.Name)
+	if err != nil {
+		s.errorf(at(t), "%s: %v", t.Name.Name, err)
+		return &model.Schema{}
+	}
+	local := e.Name.Pkg == t.Name.Pkg
 	ut, u := s.underlying(nt)
-	switch u := u.(type) {
-	case *ast.ArrayType:
-		if u.Len == nil {
-			sc.Type = "array"
+	switch {
+	case u == ut:
+		if u.Kind == typegraph.Interface {
+			s.errorf(at(nt), "cannot generate schema for %s; interface type is not supported in CRD schemas, consider using an explicit type or apiextensionsv1.JSON instead", nt.Name.Name)
+			return &model.Schema{}
 		}
-	case *ast.MapType:
-		sc.Type = "object"
-	case *ast.Ident:
-		if local && ut.pkg.types[u.Name] == nil {
+	case isDeclared(u):
+	case u.IsNamed(), u.Kind == typegraph.Interface && isIdent(u.Expr):
+		// A builtin, "any" among them.
+		if local {
 			named := s.typeSchema(nt)
 			sc.Type, sc.Format = named.Type, named.Format
 		}
-	case *ast.InterfaceType:
-		s.errorf(at(nt), "cannot generate schema for %s; interface type is not supported in CRD schemas, consider using an explicit type or apiextensionsv1.JSON instead", nt.name)
+	case u.Kind == typegraph.Slice:
+		sc.Type = "array"
+	case u.Kind == typegraph.Map:
+		sc.Type = "object"
+	case u.Kind == typegraph.Interface:
+		s.errorf(at(nt), "cannot generate schema for %s; interface type is not supported in CRD schemas, consider using an explicit type or apiextensionsv1.JSON instead", nt.Name.Name)
 		return &model.Schema{}
 	}
 	return sc
 }
 
-func isIdent(e ast.Expr, name string) bool {
-	id, ok := e.(*ast.Ident)
-	return ok && id.Name == name
+func isIdent(e ast.Expr) bool {
+	_, ok := e.(*ast.Ident)
+	return ok
 }
 
-func (s *schemas) arraySchema(t *typeInfo, a *ast.ArrayType) *model.Schema {
-	if a.Len == nil && isIdent(a.Elt, "byte") && t.pkg.types["byte"] == nil {
+func (s *schemas) arraySchema(t, a *typegraph.Type) *model.Schema {
+	if a.Kind == typegraph.Slice && isBuiltin(a.Elem, "byte") {
 		return &model.Schema{Type: "string", Format: "byte"}
 	}
-	return &model.Schema{Type: "array", Items: s.exprSchema(t, a.Elt, false)}
+	return &model.Schema{Type: "array", Items: s.typeToSchema(t, a.Elem, false)}
 }
 
-func (s *schemas) mapSchema(t *typeInfo, m *ast.MapType) *model.Schema {
+func (s *schemas) mapSchema(t, m *typegraph.Type) *model.Schema {
 	if !s.stringKey(t, m.Key) {
-		s.errorf(at(t), "%s: map keys must be strings or implement encoding.TextMarshaler", t.name)
+		s.errorf(at(t), "%s: map keys must be strings or implement encoding.TextMarshaler", t.Name.Name)
 		return &model.Schema{}
 	}
-	var val *model.Schema
-	switch v := m.Value.(type) {
-	case *ast.Ident, *ast.SelectorExpr, *ast.ArrayType, *ast.StarExpr, *ast.MapType:
-		val = s.exprSchema(t, v, false)
+	v := m.Elem
+	switch {
+	case v.IsNamed(), v.Expr == nil, isIdent(v.Expr), v.Kind == typegraph.Slice, v.Kind == typegraph.Array, v.Kind == typegraph.Pointer, v.Kind == typegraph.Map:
 	default:
-		s.errorf(at(t), "%s: not a supported map value type: %T", t.name, m.Value)
+		s.errorf(at(t), "%s: not a supported map value type: %T", t.Name.Name, v.Expr)
 		return &model.Schema{}
 	}
-	return &model.Schema{Type: "object", AdditionalProperties: val}
+	return &model.Schema{Type: "object", AdditionalProperties: s.typeToSchema(t, v, false)}
 }
 
-func (s *schemas) stringKey(t *typeInfo, key ast.Expr) bool {
-	if isIdent(key, "string") {
-		return true
+func (s *schemas) stringKey(t, key *typegraph.Type) bool {
+	if key.Name.Name == "string" && (key.Name.Pkg == "" || key.Name.Pkg == t.Name.Pkg) {
+		return true // as written: "string", which a type of t's package may be called
 	}
-	nt := s.resolveNamed(t, key)
+	nt := s.declared(key)
 	if nt == nil {
 		return false
 	}
-	if s.hasMethod(nt, "MarshalText", map[*typeInfo]bool{}) {
+	if s.hasMethod(nt, "MarshalText", map[*typegraph.Type]bool{}) {
 		return true
 	}
-	ut, u := s.underlying(nt)
-	id, ok := u.(*ast.Ident)
-	return ok && id.Name == "string" && ut.pkg.types["string"] == nil
+	_, u := s.underlying(nt)
+	return isBuiltin(u, "string")
 }
 
-func (s *schemas) structSchema(t *typeInfo) *model.Schema {
+func (s *schemas) structSchema(t *typegraph.Type) *model.Schema {
 	props := &model.Schema{Type: "object", Properties: map[string]*model.Schema{}}
 	oneOf := map[string]bool{}
 	for _, d := range []*markers.Definition[[]string]{markers.AtMostOneOf, markers.ExactlyOneOf, markers.AtLeastOneOf} {
-		for _, v := range d.All(t.load().markers) {
+		for _, v := range d.All(s.typeMarkers(t)) {
 			for _, f := range v.V {
 				oneOf[f] = true
 			}
 		}
 	}
-	defaultOptional := markers.ValidationOptional.Has(t.pkg.markers)
+	pkgMarkers, _, _ := s.g.PackageMarkers(t.Name.Pkg)
+	defaultOptional := markers.ValidationOptional.Has(pkgMarkers)
 	var immutable []string
-	for _, f := range t.load().fields {
-		fpos := posString(fmt.Sprintf("%s:%d", f.pos.Filename, f.pos.Line))
-		if !f.hasTag {
-			s.errorf(fpos, "encountered struct field %q without JSON tag in type %q", f.name, t.name)
+	for _, f := range fields(t) {
+		pos := s.fset.Position(f.Pos)
+		fpos := posString(fmt.Sprintf("%s:%d", pos.Filename, pos.Line))
+		tag := reflect.StructTag(f.Tag)
+		json, hasTag := tag.Lookup("json")
+		if !hasTag {
+			name := f.Name
+			if f.Embedded {
+				name = ""
+			}
+			s.errorf(fpos, "encountered struct field %q without JSON tag in type %q", name, t.Name.Name)
 			continue
 		}
-		opts := strings.Split(f.tag.Get("json"), ",")
+		opts := strings.Split(json, ",")
 		if len(opts) == 1 && opts[0] == "-" {
 			continue
 		}
@@ -323,7 +350,7 @@ func (s *schemas) structSchema(t *typeInfo) *model.Schema {
 		}
 		name := opts[0]
 		inline = inline || name == ""
-		m := f.markers
+		m, _ := s.g.FieldMarkers(f.Doc, nil)
 		required := false
 		switch {
 		case markers.ValidationOptional.Has(m):
@@ -352,9 +379,9 @@ func (s *schemas) structSchema(t *typeInfo) *model.Schema {
 		if markers.Schemaless.Has(m) {
 			ps = &model.Schema{}
 		} else {
-			ps = s.exprSchema(t, f.expr, false)
+			ps = s.typeToSchema(t, f.Type, false)
 		}
-		ps.Description = f.doc
+		ps.Description = extractDoc(f.Doc)
 		s.applyMarkers(m, ps, fpos, nil)
 		if inline {
 			props.AllOf = append(props.AllOf, ps)
@@ -376,4 +403,56 @@ func (s *schemas) structSchema(t *typeInfo) *model.Schema {
 		})
 	}
 	return props
+}
+
+// extractDoc turns a doc comment into a description as controller-tools'
+// extractDoc does: marker lines out, lines kept, a TODO line dropped and
+// everything from a "---" line on cut, outside fenced code blocks.
+func extractDoc(g *ast.CommentGroup) string {
+	if g == nil {
+		return ""
+	}
+	var kept ast.CommentGroup
+	asterisk := false
+	for _, c := range g.List {
+		if isMarkerComment(c.Text) {
+			continue
+		}
+		if strings.HasPrefix(c.Text, "/*") {
+			asterisk = true
+		}
+		kept.List = append(kept.List, c)
+	}
+	lines := strings.Split(kept.Text(), "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	out := make([]string, 0, len(lines))
+	inCode := false
+	for _, line := range lines {
+		if asterisk {
+			line = strings.TrimSpace(line)
+		}
+		if strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			inCode = !inCode
+		}
+		if !inCode {
+			if strings.HasPrefix(line, "TODO") {
+				continue
+			}
+			if strings.HasPrefix(line, "---") {
+				break
+			}
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+func isMarkerComment(c string) bool {
+	if !strings.HasPrefix(c, "//") {
+		return false
+	}
+	s := strings.TrimSpace(c[2:])
+	return s != "" && s[0] == '+'
 }

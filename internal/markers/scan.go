@@ -253,14 +253,3 @@ func (l *Lazy) Type(ts *ast.TypeSpec) []Line {
 	}
 	return l.s.typeLines(ts.Name.Pos())
 }
-
-// Field returns the marker lines of a struct field declared in the file.
-func (l *Lazy) Field(f *ast.Field) []Line {
-	if f.Doc == nil {
-		return nil
-	}
-	return l.s.lines(f.Doc)
-}
-
-// Fset is the file set the file was parsed into.
-func (l *Lazy) Fset() *token.FileSet { return l.s.fset }
