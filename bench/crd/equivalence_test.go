@@ -21,6 +21,7 @@ import (
 	ctrlgencrd "github.com/ctrlgen/ctrlgen/generators/crd"
 	"github.com/ctrlgen/ctrlgen/internal/crdschema"
 	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
 // Input is a set of API packages both tools read, from Dir.
@@ -94,11 +95,13 @@ func Ctrlgen(in Input) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	graph := typegraph.New(prog, prog.Fset)
 	var roots []string
 	for _, r := range prog.Roots {
+		graph.Add(r)
 		roots = append(roots, r.Path)
 	}
-	crds, err := crdschema.Build(prog, roots, crdschema.Options{Dir: "out"})
+	crds, err := crdschema.Build(prog, graph, roots, crdschema.Options{Dir: "out"})
 	if err != nil {
 		return nil, err
 	}
