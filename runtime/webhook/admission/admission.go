@@ -88,8 +88,7 @@ func (wh *Webhook) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			resp = wh.handle(ctx, &req)
 			return nil
 		}); err != nil {
-			resp = &response{status: &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusInternalServerError,
-				Reason: metav1.StatusReasonInternalError, Message: err.Error()}}
+			resp = &response{status: internalError(err)}
 		}
 		resp.uid = req.UID
 		return resp.encode(apiVersion)
@@ -231,37 +230,37 @@ func internalError(err error) *metav1.Status {
 func denied(err error, req *admissionv1.AdmissionRequest, warnings Warnings) *response {
 	resp := &response{warnings: warnings}
 	var apiStatus apierrors.APIStatus
-	var fieldErr *field.Error
-	var agg interface{ Errors() []error }
-	switch {
-	case errors.As(err, &apiStatus):
+	if errors.As(err, &apiStatus) {
 		s := apiStatus.Status()
 		resp.status = &s
-	case errors.As(err, &fieldErr):
-		resp.status = invalid(req, field.ErrorList{fieldErr})
-	case errors.As(err, &agg) && allFieldErrors(agg.Errors()):
-		var list field.ErrorList
-		for _, e := range agg.Errors() {
-			var fe *field.Error
-			errors.As(e, &fe)
-			list = append(list, fe)
-		}
+	} else if list := fieldErrors(err); list != nil {
 		resp.status = invalid(req, list)
-	default:
+	} else {
 		resp.status = &metav1.Status{Status: metav1.StatusFailure, Code: http.StatusForbidden,
 			Reason: metav1.StatusReasonForbidden, Message: err.Error()}
 	}
 	return resp
 }
 
-func allFieldErrors(errs []error) bool {
-	for _, e := range errs {
-		var fe *field.Error
-		if !errors.As(e, &fe) {
-			return false
-		}
+// fieldErrors is err as field errors: a *field.Error, or an aggregate
+// (field.ErrorList's ToAggregate) of nothing else; nil otherwise.
+func fieldErrors(err error) field.ErrorList {
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		return field.ErrorList{fe}
 	}
-	return len(errs) > 0
+	var agg interface{ Errors() []error }
+	if !errors.As(err, &agg) {
+		return nil
+	}
+	var list field.ErrorList
+	for _, e := range agg.Errors() {
+		if !errors.As(e, &fe) {
+			return nil
+		}
+		list = append(list, fe)
+	}
+	return list
 }
 
 // invalid is the status the apiserver's own validation answers with.

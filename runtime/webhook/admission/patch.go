@@ -2,9 +2,8 @@ package admission
 
 import (
 	"encoding/json"
-	"fmt"
-	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
@@ -39,46 +38,35 @@ func createPatch(from, to any) []operation {
 func diff(path string, from, to any, ops *[]operation) {
 	switch f := from.(type) {
 	case map[string]any:
-		t, ok := to.(map[string]any)
-		if !ok {
-			break
-		}
-		for _, k := range sortedKeys(f) {
-			if _, ok := t[k]; !ok {
-				*ops = append(*ops, operation{op: "remove", path: path + "/" + escape(k)})
+		if t, ok := to.(map[string]any); ok {
+			for _, k := range sortedKeys(f) {
+				if _, ok := t[k]; !ok {
+					*ops = append(*ops, operation{op: "remove", path: path + "/" + escape(k)})
+				}
 			}
-		}
-		for _, k := range sortedKeys(t) {
-			fv, ok := f[k]
-			if !ok {
-				*ops = append(*ops, operation{op: "add", path: path + "/" + escape(k), value: t[k]})
-				continue
+			for _, k := range sortedKeys(t) {
+				if fv, ok := f[k]; ok {
+					diff(path+"/"+escape(k), fv, t[k], ops)
+				} else {
+					*ops = append(*ops, operation{op: "add", path: path + "/" + escape(k), value: t[k]})
+				}
 			}
-			diff(path+"/"+escape(k), fv, t[k], ops)
+			return
 		}
-		return
 	case []any:
-		t, ok := to.([]any)
-		if !ok || len(t) != len(f) {
-			break
+		if t, ok := to.([]any); ok && len(t) == len(f) {
+			for i := range f {
+				diff(path+"/"+strconv.Itoa(i), f[i], t[i], ops)
+			}
+			return
 		}
-		for i := range f {
-			diff(fmt.Sprintf("%s/%d", path, i), f[i], t[i], ops)
-		}
-		return
-	}
-	if !equalJSON(from, to) {
-		*ops = append(*ops, operation{op: "replace", path: path, value: to})
-	}
-}
-
-func equalJSON(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any, []any:
-		return reflect.DeepEqual(a, b)
 	default:
-		return a == b
+		// A scalar: comparable, and unequal to anything of another type.
+		if from == to {
+			return
+		}
 	}
+	*ops = append(*ops, operation{op: "replace", path: path, value: to})
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -95,13 +83,19 @@ func escape(k string) string {
 	if !strings.ContainsAny(k, "~/") {
 		return k
 	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(k)
+	return escaper.Replace(k)
 }
+
+// escaper and unescaper are a JSON pointer's escaping (RFC 6901).
+var (
+	escaper   = strings.NewReplacer("~", "~0", "/", "~1")
+	unescaper = strings.NewReplacer("~1", "/", "~0", "~")
+)
 
 // has reports whether the JSON pointer path names a value in doc.
 func has(doc any, path string) bool {
 	for _, tok := range strings.Split(path, "/")[1:] {
-		tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+		tok = unescaper.Replace(tok)
 		switch d := doc.(type) {
 		case map[string]any:
 			v, ok := d[tok]
@@ -110,8 +104,8 @@ func has(doc any, path string) bool {
 			}
 			doc = v
 		case []any:
-			var i int
-			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(d) {
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(d) {
 				return false
 			}
 			doc = d[i]

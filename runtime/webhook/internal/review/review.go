@@ -79,17 +79,12 @@ func Context(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithCancel(r.Context())
 }
 
-// Fail answers a request that is not a review.
-func Fail(w http.ResponseWriter, code int, err error) {
-	http.Error(w, err.Error(), code)
-}
-
 // Serve reads the body and answers with handle's bytes; handle's
 // BadRequest becomes a 400. It is every endpoint's ServeHTTP.
 func Serve(w http.ResponseWriter, r *http.Request, handle func(ctx context.Context, body []byte) ([]byte, error)) {
 	body, code, err := Read(r)
 	if err != nil {
-		Fail(w, code, err)
+		http.Error(w, err.Error(), code)
 		return
 	}
 	ctx, cancel := Context(r)
@@ -97,11 +92,11 @@ func Serve(w http.ResponseWriter, r *http.Request, handle func(ctx context.Conte
 	out, err := handle(ctx, body)
 	if err != nil {
 		var bad *BadRequest
+		code := http.StatusInternalServerError
 		if errors.As(err, &bad) {
-			Fail(w, http.StatusBadRequest, err)
-			return
+			code = http.StatusBadRequest
 		}
-		Fail(w, http.StatusInternalServerError, err)
+		http.Error(w, err.Error(), code)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
