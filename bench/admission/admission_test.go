@@ -10,6 +10,7 @@ package admission
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -294,7 +295,7 @@ func (h *harness) load(tb testing.TB, s *server, n, workers int) result {
 				}
 				if err != nil {
 					mu.Lock()
-					firstErr = cmpOr(firstErr, err)
+					firstErr = cmp.Or(firstErr, err)
 					mu.Unlock()
 					return
 				}
@@ -311,13 +312,6 @@ func (h *harness) load(tb testing.TB, s *server, n, workers int) result {
 	}
 	slices.Sort(latencies)
 	return result{reviews: 2 * n, cpu: after - before, p50: latencies[n/2], p99: latencies[n*99/100]}
-}
-
-func cmpOr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // TestBothSidesServe checks the harness: each side defaults and

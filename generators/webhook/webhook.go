@@ -8,6 +8,7 @@
 package webhook
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"go/token"
@@ -221,8 +222,8 @@ func commonOf(r *model.WebhookRule) (common, error) {
 	if r.Path != "" {
 		p := r.Path
 		c.clientConfig.Service = &admissionregv1.ServiceReference{
-			Name:      cmpOr(r.ServiceName, ServiceName),
-			Namespace: cmpOr(r.ServiceNamespace, ServiceNamespace),
+			Name:      cmp.Or(r.ServiceName, ServiceName),
+			Namespace: cmp.Or(r.ServiceNamespace, ServiceNamespace),
 			Path:      &p, Port: r.ServicePort,
 		}
 	} else {
@@ -230,13 +231,6 @@ func commonOf(r *model.WebhookRule) (common, error) {
 		c.clientConfig.URL = &u
 	}
 	return c, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 func rules(r *model.WebhookRule) []admissionregv1.RuleWithOperations {
