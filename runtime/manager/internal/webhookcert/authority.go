@@ -91,7 +91,9 @@ type Authority struct {
 	secrets corev1client.SecretsGetter
 	opts    Options
 	cert    atomic.Pointer[tls.Certificate]
-	bundle  atomic.Pointer[[]byte]
+	// secret is the Secret as the last Sync (or MarkInjected) read or
+	// wrote it: the bundle, and what MarkInjected updates.
+	secret atomic.Pointer[corev1.Secret]
 }
 
 // New returns an Authority; nothing is served before the first Sync.
@@ -135,8 +137,8 @@ func (a *Authority) Valid() error {
 
 // Bundle is the PEM bundle of CAs to trust, as the last Sync read it.
 func (a *Authority) Bundle() []byte {
-	if b := a.bundle.Load(); b != nil {
-		return *b
+	if s := a.secret.Load(); s != nil {
+		return s.Data[KeyBundle]
 	}
 	return nil
 }
@@ -178,34 +180,35 @@ func (a *Authority) Sync(ctx context.Context) error {
 				"servingNotAfter", st.cert.Leaf.NotAfter, "caNotAfter", st.signing.cert.NotAfter, "nextCA", st.next != nil)
 		}
 		a.cert.Store(st.cert)
-		bundle := st.bundlePEM()
-		a.bundle.Store(&bundle)
+		a.secret.Store(secret)
 		return nil
 	}
 	return fmt.Errorf("writing Secret %s: %w", a.opts.Secret, lastErr)
 }
 
 // MarkInjected records in the Secret that bundle has reached every
-// webhook configuration and CRD, which lets a next CA start signing.
+// webhook configuration and CRD, which lets a next CA start signing. It
+// updates the Secret the last Sync read, without reading it again.
 func (a *Authority) MarkInjected(ctx context.Context, bundle []byte) error {
-	secrets := a.secrets.Secrets(a.opts.Secret.Namespace)
-	secret, err := secrets.Get(ctx, a.opts.Secret.Name, metav1.GetOptions{})
-	if err != nil {
-		return err
-	}
+	secret := a.secret.Load()
 	h := hash(bundle)
-	if secret.Annotations[AnnotationInjected] == h || !bytes.Equal(secret.Data[KeyBundle], bundle) {
+	if secret == nil || secret.Annotations[AnnotationInjected] == h || !bytes.Equal(secret.Data[KeyBundle], bundle) {
 		return nil
 	}
+	secret = secret.DeepCopy()
 	if secret.Annotations == nil {
 		secret.Annotations = map[string]string{}
 	}
 	secret.Annotations[AnnotationInjected] = h
-	_, err = secrets.Update(ctx, secret, metav1.UpdateOptions{})
+	updated, err := a.secrets.Secrets(secret.Namespace).Update(ctx, secret, metav1.UpdateOptions{})
 	if apierrors.IsConflict(err) {
-		return nil // the next round marks it
+		return nil // another replica wrote it: the next Sync reads that, and the next round marks it
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	a.secret.Store(updated)
+	return nil
 }
 
 func hash(b []byte) string {

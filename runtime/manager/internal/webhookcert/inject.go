@@ -65,7 +65,7 @@ func Inject(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interfac
 		return 0, fmt.Errorf("listing MutatingWebhookConfigurations: %w", err)
 	}
 	for _, c := range ms.Items {
-		n, err := injectConfig(ctx, t, bundle, c.Name, mutating.Get, mutating.Update,
+		n, err := injectConfig(ctx, t, bundle, &c, c.Name, mutating.Get, mutating.Update,
 			func(c *admissionregistrationv1.MutatingWebhookConfiguration, each func(*admissionregistrationv1.WebhookClientConfig)) {
 				for i := range c.Webhooks {
 					each(&c.Webhooks[i].ClientConfig)
@@ -80,7 +80,7 @@ func Inject(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interfac
 		return changed, fmt.Errorf("listing ValidatingWebhookConfigurations: %w", err)
 	}
 	for _, c := range vs.Items {
-		n, err := injectConfig(ctx, t, bundle, c.Name, validating.Get, validating.Update,
+		n, err := injectConfig(ctx, t, bundle, &c, c.Name, validating.Get, validating.Update,
 			func(c *admissionregistrationv1.ValidatingWebhookConfiguration, each func(*admissionregistrationv1.WebhookClientConfig)) {
 				for i := range c.Webhooks {
 					each(&c.Webhooks[i].ClientConfig)
@@ -98,16 +98,20 @@ func Inject(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interfac
 		return changed, fmt.Errorf("listing CustomResourceDefinitions: %w", err)
 	}
 	encoded := base64.StdEncoding.EncodeToString(bundle)
+	needs := func(crd *unstructured.Unstructured) bool {
+		old, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+		return t.matchesCRD(crd) && old != encoded
+	}
 	for _, c := range list.Items {
+		if !needs(&c) {
+			continue // as listed: read again only to write
+		}
 		n, err := updateWebhooks(ctx, c.GetName(), func(ctx context.Context) (bool, error) {
 			cur, err := dyn.Resource(CRDs).Get(ctx, c.GetName(), metav1.GetOptions{})
 			if err != nil {
 				return false, err
 			}
-			if !t.matchesCRD(cur) {
-				return false, nil
-			}
-			if old, _, _ := unstructured.NestedString(cur.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle"); old == encoded {
+			if !needs(cur) {
 				return false, nil
 			}
 			if err := unstructured.SetNestedField(cur.Object, encoded, "spec", "conversion", "webhook", "clientConfig", "caBundle"); err != nil {
@@ -123,11 +127,19 @@ func Inject(ctx context.Context, kube kubernetes.Interface, dyn dynamic.Interfac
 }
 
 // injectConfig writes bundle into the webhooks of t in one webhook
-// configuration.
-func injectConfig[T any](ctx context.Context, t Target, bundle []byte, name string,
+// configuration, listed as listed: it is read again, to be written, only
+// when one of them needs the bundle.
+func injectConfig[T any](ctx context.Context, t Target, bundle []byte, listed T, name string,
 	get func(context.Context, string, metav1.GetOptions) (T, error),
 	update func(context.Context, T, metav1.UpdateOptions) (T, error),
 	clientConfigs func(T, func(*admissionregistrationv1.WebhookClientConfig))) (int, error) {
+	needed := false
+	clientConfigs(listed, func(cc *admissionregistrationv1.WebhookClientConfig) {
+		needed = needed || t.matches(cc.Service, cc.URL) && !bytes.Equal(cc.CABundle, bundle)
+	})
+	if !needed {
+		return 0, nil
+	}
 	return updateWebhooks(ctx, name, func(ctx context.Context) (bool, error) {
 		cur, err := get(ctx, name, metav1.GetOptions{})
 		if err != nil {
