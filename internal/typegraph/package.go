@@ -117,7 +117,7 @@ func (p *Package) add(files []*loader.File) {
 			continue
 		}
 		p.read[f] = true
-		scope := &fileScope{g: p.g, pkg: p, file: f, imports: f.Syntax.Imports}
+		scope := &fileScope{g: p.g, pkg: p, file: f}
 		p.scopes = append(p.scopes, scope)
 		for _, d := range f.Syntax.Decls {
 			switch d := d.(type) {

@@ -58,11 +58,10 @@ func New(src Source, fset *token.FileSet) *Graph {
 
 // fileScope resolves the names one file uses.
 type fileScope struct {
-	g       *Graph
-	pkg     *Package
-	file    *loader.File
-	imports []*ast.ImportSpec
-	lines   *markers.Lazy // made on first use
+	g     *Graph
+	pkg   *Package
+	file  *loader.File
+	lines *markers.Lazy // made on first use
 }
 
 // Named returns the type called name in package pkg, with every type it
@@ -82,7 +81,7 @@ func (g *Graph) Declared(n Name) (*Type, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	t := g.ref(n.Pkg, n.Name)
-	if t.named.pending {
+	if t.named.pending() {
 		if err := g.define(t, false); err != nil {
 			return nil, err
 		}
@@ -100,7 +99,7 @@ func (g *Graph) ref(pkg, name string) *Type {
 	if t, ok := g.named[key]; ok {
 		return t
 	}
-	t := &Type{Name: key, named: &named{g: g, pending: true}}
+	t := &Type{Name: key, named: &named{g: g}}
 	g.named[key] = t
 	return t
 }
@@ -114,7 +113,7 @@ const maxAliases = 100
 // (see index).
 func (g *Graph) follow(t *Type, full bool) (*Type, error) {
 	for range maxAliases {
-		if t.named != nil && t.named.pending {
+		if t.named != nil && t.named.pending() {
 			if err := g.define(t, full); err != nil {
 				return nil, err
 			}
@@ -245,7 +244,7 @@ func (g *Graph) define(t *Type, full bool) error {
 		return fmt.Errorf("type %s not found", t.Name)
 	}
 	n := t.named
-	n.pending, n.pkg = false, p
+	n.pkg = p // no longer pending
 	t.Pos = g.fset.Position(decl.spec.Name.Pos())
 	t.Comments = commentLines(decl.gengoDoc())
 	t.Doc = decl.goDoc()
@@ -442,7 +441,7 @@ func (s *fileScope) ident(id *ast.Ident) (*Type, error) {
 	if k, ok := builtins[name]; ok {
 		return &Type{Name: Name{Name: name}, Kind: k, Expr: id}, nil
 	}
-	for _, imp := range s.imports {
+	for _, imp := range s.file.Syntax.Imports {
 		if imp.Name != nil && imp.Name.Name == "." {
 			if p, err := s.g.index(importPath(imp), false); err == nil {
 				if _, ok := p.types[name]; ok {
@@ -466,7 +465,7 @@ func (s *fileScope) ident(id *ast.Ident) (*Type, error) {
 // importPath returns the path of the import the file refers to as name.
 func (s *fileScope) importPath(name string) (string, error) {
 	var unnamed []string
-	for _, imp := range s.imports {
+	for _, imp := range s.file.Syntax.Imports {
 		p := importPath(imp)
 		switch {
 		case imp.Name != nil && imp.Name.Name == name:

@@ -98,9 +98,9 @@ type Type struct {
 // named is what the graph keeps of a named type.
 type named struct {
 	g *Graph
-	// pkg is where it is declared, once resolved: pending until then.
-	pkg     *Package
-	pending bool
+	// pkg is where it is declared; nil until the type is resolved
+	// (pending).
+	pkg *Package
 	// alias says the declaration is "type T = <definition>".
 	alias      bool
 	definition *Type
@@ -194,6 +194,10 @@ func (t *Type) membersLocked(complete bool) ([]Member, error) {
 	}
 	return n.completedMembers, nil
 }
+
+// pending says the named type is known by its name only: define has not
+// resolved it yet.
+func (n *named) pending() bool { return n.pkg == nil }
 
 // Method returns the named type's declared method called name, or nil.
 // The methods read are the deep-copy ones, the unmarshalers encoding/json
