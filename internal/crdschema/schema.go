@@ -33,13 +33,23 @@ func (s *schemas) errorf(pos fmt.Stringer, format string, args ...any) {
 	s.errs = append(s.errs, fmt.Errorf("%s: %s", pos, fmt.Sprintf(format, args...)))
 }
 
-type posString string
+// posLine writes a position as errors give it, "file:line", when one
+// is written: most schemas have none to write.
+type posLine token.Position
 
-func (p posString) String() string { return string(p) }
+func (p posLine) String() string { return fmt.Sprintf("%s:%d", p.Filename, p.Line) }
 
-func at(t *typegraph.Type) fmt.Stringer {
-	return posString(fmt.Sprintf("%s:%d", t.Pos.Filename, t.Pos.Line))
+// at is where the named type t is declared.
+func at(t *typegraph.Type) fmt.Stringer { return posLine(t.Pos) }
+
+// fieldAt is where a field is, looked up in the file set only when an
+// error is written.
+type fieldAt struct {
+	fset *token.FileSet
+	pos  token.Pos
 }
+
+func (f fieldAt) String() string { return posLine(f.fset.Position(f.pos)).String() }
 
 // typeMarkers are the markers of named type t's declaration; the builder
 // reported their problems, for the packages it reads.
@@ -323,8 +333,7 @@ func (s *schemas) structSchema(t *typegraph.Type) *model.Schema {
 	defaultOptional := markers.ValidationOptional.Has(pkgMarkers)
 	var immutable []string
 	for _, f := range fields(t) {
-		pos := s.fset.Position(f.Pos)
-		fpos := posString(fmt.Sprintf("%s:%d", pos.Filename, pos.Line))
+		fpos := fieldAt{s.fset, f.Pos}
 		tag := reflect.StructTag(f.Tag)
 		json, hasTag := tag.Lookup("json")
 		if !hasTag {
