@@ -145,12 +145,13 @@ type Value[T any] struct {
 // Get returns the marker's value in s, and whether it is there. For a
 // repeated marker it is the first occurrence.
 func (d *Definition[T]) Get(s Set) (T, bool) {
-	all := d.All(s)
-	if len(all) == 0 {
+	o := s.first(d.key())
+	if o == nil {
 		var zero T
 		return zero, false
 	}
-	return all[0].V, true
+	v, _ := o.value.(T) // a nil value of an interface type T too
+	return v, true
 }
 
 // Has reports whether the marker is in s.
