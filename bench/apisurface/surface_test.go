@@ -42,6 +42,7 @@ var goldenSkipped = map[string]string{
 	"rbac":                 "ctrlgen's controllers and their RBAC; the controller case covers the same wiring's API",
 	"statusapply":          "for ctrlgen's own controllers (+ctrlgen:controller:statusApply), whose hand-written reconcile.go does not build without them; its clients and apply configurations have the shapes applyconfig and cluster compare",
 	"embeddedforeign":      "structs of a package with no apply configurations embedded in API types (knative's duckv1.Status): applyconfiguration-gen's With functions for their fields do not compile (&value into a field that is no pointer; apply configurations into Go structs), so its tree has no reliable API. Where its signatures can compile, ctrlgen's are the same (checked on knative serving v0.46.0); where they cannot (fields with apply configurations of their own, such as []metav1.Condition), ctrlgen's take the fields' Go types",
+	"webhook":              "webhook manifests and ctrlgen's webhooks/ packages, which code-generator does not write, over an API tree whose shapes cluster and namespaced compare and a package that holds only a webhook marker; bench/webhook compares the manifests with controller-gen's",
 	"controller":           "one ctrlgen run over a local API and k8s.io/api/core/v1 together, for ctrlgen's own controllers; kube_codegen.sh's gen_client takes one input directory (ops/v1's markers are covered by cluster and nostatus)",
 }
 
