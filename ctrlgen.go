@@ -404,7 +404,12 @@ func (r *run) generate(project *model.Project) ([]output.File, error) {
 // where the generators that ran write: an output directory at the module
 // root holds other trees too.
 func (r *run) emit(project *model.Project, files []output.File) (*Changes, error) {
-	scope := output.Scope{OutputDir: r.outDir, PackageDirs: []string{r.ctrlDir, project.WebhooksDir}, ManifestDirs: []string{project.CRDDir, project.RBACDir, project.WebhookDir},
+	manifestDirs := []string{project.CRDDir, project.RBACDir, project.WebhookDir}
+	if project.CRDDir != "" {
+		// kubebuilder's kustomize patches: the CRDs' conversion webhooks.
+		manifestDirs = append(manifestDirs, filepath.Join(project.CRDDir, "patches"))
+	}
+	scope := output.Scope{OutputDir: r.outDir, PackageDirs: []string{r.ctrlDir, project.WebhooksDir}, ManifestDirs: manifestDirs,
 		Owns: func(path string) bool {
 			return slices.ContainsFunc(r.gens, func(g generators.Generator) bool { return g.Owns(project, path) })
 		}}

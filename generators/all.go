@@ -5,6 +5,7 @@ import (
 	"github.com/ctrlgen/ctrlgen/generators/applyconfiguration"
 	"github.com/ctrlgen/ctrlgen/generators/clientset"
 	"github.com/ctrlgen/ctrlgen/generators/controller"
+	"github.com/ctrlgen/ctrlgen/generators/conversion"
 	"github.com/ctrlgen/ctrlgen/generators/crd"
 	"github.com/ctrlgen/ctrlgen/generators/deepcopy"
 	"github.com/ctrlgen/ctrlgen/generators/informer"
@@ -25,6 +26,7 @@ func All() []Generator {
 		informer.Generator{},
 		controller.Generator{},
 		admission.Generator{},
+		conversion.Generator{},
 		crd.Generator{},
 		rbac.Generator{},
 		webhook.Generator{},

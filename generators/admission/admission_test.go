@@ -81,7 +81,7 @@ func TestWebhookMarkerRemovedRemovesOnlyTheWiring(t *testing.T) {
 func TestBadWebhookMarkersFailAtTheirLine(t *testing.T) {
 	for _, tc := range []struct{ marker, says string }{
 		{"// +ctrlgen:webhook:defaulting,validaton", "did you mean validation?"},
-		{"// +ctrlgen:webhook:conversion", "+ctrlgen:webhook:conversion is not generated yet"},
+		{"// +ctrlgen:webhook:conversion", "Receipt has no other version in this run to convert to"},
 	} {
 		t.Run(tc.marker, func(t *testing.T) {
 			dir, cfg := module(t)

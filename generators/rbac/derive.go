@@ -28,7 +28,10 @@ import "github.com/ctrlgen/ctrlgen/internal/model"
 //   - with webhooks, get, list, watch and update on the mutating and validating
 //     webhook configurations: the manager writes its CA bundle into those
 //     that call it (the Secret that holds its certificates is the
-//     webhook-cert Role's).
+//     webhook-cert Role's);
+//   - with conversion webhooks, get, list, watch and update on
+//     CustomResourceDefinitions: the manager writes its CA bundle into
+//     the conversion webhook of those that call it.
 //
 // Expectations need nothing more.
 func Derive(p *model.Project) []*model.RBACRule {
@@ -69,6 +72,9 @@ func Derive(p *model.Project) []*model.RBACRule {
 	if len(p.Webhooks) > 0 {
 		add("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get", "list", "update", "watch")
 		add("admissionregistration.k8s.io", "validatingwebhookconfigurations", "get", "list", "update", "watch")
+	}
+	if len(p.ConversionKinds()) > 0 {
+		add("apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "update", "watch")
 	}
 	return out
 }

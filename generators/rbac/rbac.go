@@ -70,7 +70,7 @@ func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 		{"metrics_reader_role.yaml", []any{Role{Name: MetricsReaderRole, Rules: metricsReaderRules}.object()}},
 	}
 	kustomize := kustomization
-	if len(p.Webhooks) > 0 {
+	if len(p.Webhooks) > 0 || len(p.ConversionKinds()) > 0 {
 		files = append(files, []struct {
 			name string
 			objs []any

@@ -184,6 +184,7 @@ func buildPackages(prog *loader.Program, graph *typegraph.Graph, pkgs []*loader.
 	}
 	b.controllers(p)
 	b.webhookKinds(p)
+	b.conversionKinds(p)
 	if len(b.errs) > 0 {
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
@@ -293,6 +294,8 @@ type builder struct {
 	builtin map[string]builtinResult
 	// rbac are the +kubebuilder:rbac markers read so far.
 	rbac []*model.RBACRule
+	// conversions are the kinds marked +ctrlgen:webhook:conversion.
+	conversions []conversionMark
 	// webhooks and webhookConfigs are the webhook markers read so far.
 	webhooks       []*model.WebhookRule
 	webhookConfigs []*model.WebhookConfiguration

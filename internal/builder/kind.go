@@ -87,7 +87,8 @@ func (b *builder) kind(a *apiPackage, t *apiType, v *model.Version) *model.Kind 
 	k.Lister = enabled(markers.ListerGen) && declared[model.VerbGet] && declared[model.VerbList]
 	k.Informer = enabled(markers.InformerGen) && k.Lister && k.Has(model.VerbWatch)
 	k.Controller = b.controller(m, pos)
-	k.Webhook = b.kindWebhook(m)
+	k.Webhook = b.kindWebhook(m, k)
+	k.StorageVersion = markers.StorageVersion.Has(m)
 	return k
 }
 

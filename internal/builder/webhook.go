@@ -11,15 +11,18 @@ import (
 	"github.com/ctrlgen/ctrlgen/internal/model"
 )
 
-// kindWebhook reads "+ctrlgen:webhook:" on a kind.
-func (b *builder) kindWebhook(m markers.Set) *model.KindWebhook {
+// kindWebhook reads "+ctrlgen:webhook:" on a kind: its admission
+// webhooks, and whether it converts.
+func (b *builder) kindWebhook(m markers.Set, k *model.Kind) *model.KindWebhook {
 	v, ok := markers.KindWebhook.Get(m)
 	if !ok {
 		return nil
 	}
 	pos := markers.KindWebhook.Pos(m)
 	if v.Conversion {
-		b.errorf(pos, "+ctrlgen:webhook:conversion is not generated yet: write the hub's Hub() and the spokes' ConvertTo and ConvertFrom (runtime/webhook/conversion) and register conversion.NewWebhook at /convert with manager.RegisterWebhook; defaulting and validation are")
+		b.conversions = append(b.conversions, conversionMark{k, pos})
+	}
+	if !v.Defaulting && !v.Validation {
 		return nil
 	}
 	return &model.KindWebhook{Defaulting: v.Defaulting, Validation: v.Validation, Pos: pos}

@@ -251,8 +251,14 @@ type Kind struct {
 	ListType *typegraph.Type
 	// Controller is set by "+ctrlgen:controller"; nil without it.
 	Controller *Controller
-	// Webhook is set by "+ctrlgen:webhook:"; nil without it.
+	// Webhook is set by "+ctrlgen:webhook:defaulting" or ":validation";
+	// nil without them.
 	Webhook *KindWebhook
+	// Conversion is set on every version of a kind with
+	// "+ctrlgen:webhook:conversion"; nil without it.
+	Conversion *Conversion
+	// StorageVersion is "+kubebuilder:storageversion".
+	StorageVersion bool
 
 	// Client names, filled by builder.DeriveClientNames.
 

@@ -35,7 +35,8 @@ type Scope struct {
 	// written, and stale generated ones removed.
 	OutputDir string
 	// TypeDirs are the writable API packages' directories, where only
-	// zz_generated.*.go files are written and removed.
+	// zz_generated.*.go files are written and removed, and Once files
+	// written when missing.
 	TypeDirs []string
 	// PackageDirs hold a package per controller or webhook kind (the
 	// controllers and webhooks directories): any file below them may be
@@ -79,7 +80,7 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 	produced := map[string]bool{}
 	var errs []error
 	for _, f := range files {
-		if err := scope.allows(f.Path); err != nil {
+		if err := scope.allows(f); err != nil {
 			errs = append(errs, err)
 			continue
 		}
@@ -113,12 +114,13 @@ func Compute(files []File, scope Scope) (*Plan, error) {
 	return p, nil
 }
 
-func (s Scope) allows(path string) error {
+func (s Scope) allows(f File) error {
+	path := f.Path
 	if within(s.OutputDir, path) || s.inManifestDir(path) || slices.ContainsFunc(s.PackageDirs, func(d string) bool { return d != "" && within(d, path) }) {
 		return nil
 	}
 	dir, base := filepath.Split(path)
-	if isTypeFile(base) {
+	if isTypeFile(base) || f.Once && strings.HasSuffix(base, ".go") {
 		for _, d := range s.TypeDirs {
 			if filepath.Clean(dir) == filepath.Clean(d) {
 				return nil
@@ -175,7 +177,7 @@ func (s Scope) stale(produced map[string]bool) ([]string, error) {
 	}
 	for _, dir := range s.PackageDirs {
 		if dir != "" && !within(s.OutputDir, dir) {
-			globs = append(globs, filepath.Join(dir, "*", "zz_generated.*.go"))
+			globs = append(globs, filepath.Join(dir, "zz_generated.*.go"), filepath.Join(dir, "*", "zz_generated.*.go"))
 		}
 	}
 	for _, glob := range globs {

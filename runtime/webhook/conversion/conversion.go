@@ -28,22 +28,17 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 
+	"github.com/ctrlgen/ctrlgen/runtime/conversion"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	"github.com/ctrlgen/ctrlgen/runtime/webhook/internal/review"
 )
 
-// Hub is the version every other converts to and from.
-type Hub interface {
-	runtime.Object
-	Hub()
-}
+// Hub is the version every other converts to and from; API packages
+// implement it from runtime/conversion, which this is.
+type Hub = conversion.Hub
 
-// Convertible is a version other than the hub.
-type Convertible interface {
-	runtime.Object
-	ConvertTo(dst Hub) error
-	ConvertFrom(src Hub) error
-}
+// Convertible is a version other than the hub (runtime/conversion's).
+type Convertible = conversion.Convertible
 
 // Webhook converts the kinds a scheme knows: an http.Handler.
 type Webhook struct {

@@ -1,0 +1,125 @@
+package conversion_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/internal/testmod"
+)
+
+const userFile = "apis/shop/v2/widget_conversion.go"
+
+// module returns a copy of the golden case's input without the user's
+// conversion functions, and the config that generates it.
+func module(t *testing.T) (string, ctrlgen.Config) {
+	t.Helper()
+	dir := testmod.New(t, "../testdata/conversion/in", "example.com/conversion")
+	if err := os.Remove(filepath.Join(dir, userFile)); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", CRDDir: "config/crd", Stderr: &bytes.Buffer{}}
+}
+
+// TestUserFileIsWrittenOnceAndDoesNotCompileUntilWritten: the functions
+// for what differs are declared without bodies, so that the build names
+// each one; the file is never written again once it is the user's.
+func TestUserFileIsWrittenOnceAndDoesNotCompileUntilWritten(t *testing.T) {
+	dir, cfg := module(t)
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	user := testmod.Read(t, filepath.Join(dir, userFile))
+	for _, sig := range []string{
+		"func convertWidgetSpecToV1(in *WidgetSpec, out *shopv1.WidgetSpec) error\n",
+		"func convertWidgetSpecFromV1(in *shopv1.WidgetSpec, out *WidgetSpec) error\n",
+		"func convertLimitsToV1(in *Limits, out *shopv1.Limits) error\n",
+		"func convertLimitsFromV1(in *shopv1.Limits, out *Limits) error\n",
+		"//   - Timeout: int64 here, string in v1\n",
+		"//   - Burst: only v1's Limits has it\n",
+	} {
+		if !strings.Contains(user, sig) {
+			t.Errorf("the user file lacks %q:\n%s", sig, user)
+		}
+	}
+	if strings.Contains(user, "DO NOT EDIT") || strings.Contains(user, "convertPart") || strings.Contains(user, "convertWidgetStatus") {
+		t.Errorf("the user file is marked generated or has functions for types that do not differ:\n%s", user)
+	}
+	out, err := testmod.Go(t, dir, "build", "./apis/...")
+	if err == nil || strings.Count(out, "widget_conversion.go") != 4 || strings.Count(out, "missing function body") != 4 {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	written := testmod.Read(t, filepath.Join("..", "testdata", "conversion", "in", userFile))
+	testmod.Write(t, filepath.Join(dir, userFile), []byte(written))
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if testmod.Read(t, filepath.Join(dir, userFile)) != written {
+		t.Error("a run changed the user's file")
+	}
+	if out, err := testmod.Go(t, dir, "build", "./..."); err != nil {
+		t.Fatalf("go build with the functions written: %v\n%s", err, out)
+	}
+
+	// The functions moved to another file: the user file is not written
+	// next to them.
+	if err := os.Rename(filepath.Join(dir, userFile), filepath.Join(dir, "apis/shop/v2/mine.go")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if testmod.Exists(filepath.Join(dir, userFile)) {
+		t.Error("the user file was written again next to the user's functions")
+	}
+}
+
+// TestMarkerRemovedRemovesOnlyTheGenerated: without the marker, the
+// generated conversions, the endpoint and the CRD patch go; the user's
+// functions stay.
+func TestMarkerRemovedRemovesOnlyTheGenerated(t *testing.T) {
+	dir, cfg := module(t)
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	generated := []string{"apis/shop/v1/zz_generated.conversion.go", "apis/shop/v2/zz_generated.conversion.go", "webhooks/zz_generated.conversion.go", "config/crd/patches/webhook_in_widgets.yaml"}
+	for _, f := range generated {
+		if !testmod.Exists(filepath.Join(dir, f)) {
+			t.Fatalf("%s not generated", f)
+		}
+	}
+	testmod.Replace(t, filepath.Join(dir, "apis/shop/v1/types.go"), "// +ctrlgen:webhook:conversion\n", "")
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range generated {
+		if testmod.Exists(filepath.Join(dir, f)) {
+			t.Errorf("%s is still there", f)
+		}
+	}
+	if !testmod.Exists(filepath.Join(dir, userFile)) {
+		t.Error("the user's file was removed")
+	}
+}
+
+func TestMarkerErrors(t *testing.T) {
+	for _, tc := range []struct{ name, old, new, says string }{
+		{"no storage version", "// +kubebuilder:storageversion\n", "", "apis/shop/v1/types.go:10: error: +ctrlgen:webhook:conversion on shop.example.com/v1.Widget: mark exactly one version's Widget +kubebuilder:storageversion, the hub the others convert through (0 are)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, cfg := module(t)
+			testmod.Replace(t, filepath.Join(dir, "apis/shop/v1/types.go"), tc.old, tc.new)
+			err := ctrlgen.Run(cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.says) {
+				t.Fatalf("error = %v, want %q", err, tc.says)
+			}
+			if testmod.Exists(filepath.Join(dir, userFile)) || testmod.Exists(filepath.Join(dir, "generated")) {
+				t.Error("a failed run wrote files")
+			}
+		})
+	}
+}

@@ -1,0 +1,3 @@
+// +groupName=shop.example.com
+// +kubebuilder:object:generate=true
+package v2
