@@ -9,7 +9,8 @@
 //
 // It also serves the Mydemo webhooks (webhooks/mydemo: a port defaulted
 // to 80, spec.ip checked to be an IP address, deletes of protected
-// Mydemos refused) over HTTPS on --webhook-bind-address (default :9443;
+// Mydemos refused; webhooks: the conversion between v1, the stored
+// version, and v2) over HTTPS on --webhook-bind-address (default :9443;
 // empty turns them off), with the manager's own certificates unless
 // --webhook-cert-dir gives cert-manager's.
 //
@@ -41,6 +42,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/webhooks"
 	mydemowebhook "github.com/ctrlgen/ctrlgen/examples/mydemo/webhooks/mydemo"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
@@ -86,6 +88,7 @@ func run(f flags) error {
 	manager.Register(mydemo.ControllerName, mydemo.Init)
 	m := manager.New(f.Options)
 	mydemowebhook.Register(m)
+	webhooks.RegisterConversion(m)
 	return m.RunWithSignals(ctx)
 }
 

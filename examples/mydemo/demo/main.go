@@ -3,13 +3,15 @@
 // mydemo controller as its own process, installs the webhook
 // configurations ctrlgen generated, applies config/sample.yaml, prints the
 // reconciled Mydemo and the ConfigMap it owns, shows an invalid Mydemo
-// refused and a port defaulted by the webhooks, scrapes the controller's
+// refused and a port defaulted by the webhooks, gives the CRD its
+// conversion webhook and reads the sample as v2, scrapes the controller's
 // metrics without and with a token, and stops everything.
 package main
 
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,6 +30,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
@@ -89,7 +92,7 @@ func run(ctx context.Context, dir string) error {
 	}
 
 	crdFile := filepath.Join(dir, "config", "crd", "crddemo.k8s.io_mydemos.yaml")
-	step("installing the Mydemo CRD that ctrlgen generated from apis/crddemo/v1/types.go (%s):", crdFile)
+	step("installing the Mydemo CRD that ctrlgen generated from apis/crddemo/v1 and v2 (%s):", crdFile)
 	crdYAML, err := os.ReadFile(crdFile)
 	if err != nil {
 		return err
@@ -207,6 +210,24 @@ func run(ctx context.Context, dir string) error {
 		return err
 	}
 
+	patchFile := filepath.Join(dir, "config", "crd", "patches", "webhook_in_mydemos.yaml")
+	step("giving the CRD the conversion webhook ctrlgen generated from +ctrlgen:webhook:conversion (%s),\n    calling https://%s/convert; v1 is stored, the hub, and v2 converts through it", patchFile, webhookAddr)
+	if err := useConversionWebhook(ctx, dyn, patchFile, "https://"+webhookAddr+"/convert"); err != nil {
+		return err
+	}
+	mydemoV2 := schema.GroupVersionResource{Group: mydemoGVR.Group, Version: "v2", Resource: mydemoGVR.Resource}
+	var asV2 *unstructured.Unstructured
+	if err := waitFor(ctx, "the apiserver to convert with the injected CA bundle", func() (bool, error) {
+		asV2, err = dyn.Resource(mydemoV2).Namespace("default").Get(ctx, "sample", metav1.GetOptions{})
+		return err == nil, err
+	}); err != nil {
+		return err
+	}
+	step("the sample, written as v1, read as v2 (spec.ip is spec.address there):")
+	if err := printYAML(map[string]any{"apiVersion": asV2.GetAPIVersion(), "spec": asV2.Object["spec"]}); err != nil {
+		return err
+	}
+
 	step("its metrics, over HTTPS (a self-signed certificate) on %s", metricsAddr)
 	for _, scraper := range []struct{ who, token string }{{"without a token", ""}, {"with the admin kubeconfig's token", cfg.BearerToken}} {
 		status, reconciles, err := scrapeMetrics(ctx, metricsAddr, scraper.token)
@@ -270,6 +291,40 @@ func apply(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionRe
 		return nil
 	}
 	return err
+}
+
+// useConversionWebhook applies the generated kustomize patch that gives
+// the CRD its conversion webhook, calling url instead of the Service a
+// deployment has, and waits for the controller to inject its CA bundle.
+func useConversionWebhook(ctx context.Context, dyn dynamic.Interface, file, url string) error {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	patch := map[string]any{}
+	if err := yaml.Unmarshal(raw, &patch); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if err := unstructured.SetNestedField(patch, map[string]any{"url": url}, "spec", "conversion", "webhook", "clientConfig"); err != nil {
+		return err
+	}
+	body, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	name, _, _ := unstructured.NestedString(patch, "metadata", "name")
+	crds := dyn.Resource(crdGVR)
+	if _, err := crds.Patch(ctx, name, types.MergePatchType, body, metav1.PatchOptions{}); err != nil {
+		return err
+	}
+	return waitFor(ctx, "the controller to inject its CA bundle into the CRD", func() (bool, error) {
+		crd, err := crds.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		bundle, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+		return bundle != "", nil
+	})
 }
 
 // installWebhooks creates the webhook configurations of a generated

@@ -4,7 +4,9 @@ package applyconfiguration
 
 import (
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	crddemov2 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v2"
 	applyconfigurationcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/applyconfiguration/crddemo/v1"
+	applyconfigurationcrddemov2 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/applyconfiguration/crddemo/v2"
 	applyconfigurationinternal "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/applyconfiguration/internal"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -22,6 +24,14 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationcrddemov1.MydemoSpecApplyConfiguration{}
 	case crddemov1.SchemeGroupVersion.WithKind("MydemoStatus"):
 		return &applyconfigurationcrddemov1.MydemoStatusApplyConfiguration{}
+
+	// Group=crddemo.k8s.io, Version=v2
+	case crddemov2.SchemeGroupVersion.WithKind("Mydemo"):
+		return &applyconfigurationcrddemov2.MydemoApplyConfiguration{}
+	case crddemov2.SchemeGroupVersion.WithKind("MydemoSpec"):
+		return &applyconfigurationcrddemov2.MydemoSpecApplyConfiguration{}
+	case crddemov2.SchemeGroupVersion.WithKind("MydemoStatus"):
+		return &applyconfigurationcrddemov2.MydemoStatusApplyConfiguration{}
 
 	}
 	return nil

@@ -14,7 +14,8 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // +ctrlgen:controller
 // +ctrlgen:controller:owns=core/v1.ConfigMap
 // +ctrlgen:controller:statusApply
-// +ctrlgen:webhook:defaulting,validation
+// +ctrlgen:webhook:defaulting,validation,conversion
+// +kubebuilder:storageversion
 // +kubebuilder:resource:path=mydemos,scope=Namespaced,shortName=md
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="IP",type=string,JSONPath=`.spec.ip`

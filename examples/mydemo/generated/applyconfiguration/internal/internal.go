@@ -72,6 +72,58 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: observedGeneration
       type:
         scalar: numeric
+- name: com.github.ctrlgen.ctrlgen.examples.mydemo.apis.crddemo.v2.Mydemo
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
+    - name: spec
+      type:
+        namedType: com.github.ctrlgen.ctrlgen.examples.mydemo.apis.crddemo.v2.MydemoSpec
+    - name: status
+      type:
+        namedType: com.github.ctrlgen.ctrlgen.examples.mydemo.apis.crddemo.v2.MydemoStatus
+- name: com.github.ctrlgen.ctrlgen.examples.mydemo.apis.crddemo.v2.MydemoSpec
+  map:
+    fields:
+    - name: address
+      type:
+        scalar: string
+    - name: data
+      type:
+        map:
+          elementType:
+            scalar: string
+    - name: port
+      type:
+        scalar: numeric
+    - name: protocol
+      type:
+        scalar: string
+- name: com.github.ctrlgen.ctrlgen.examples.mydemo.apis.crddemo.v2.MydemoStatus
+  map:
+    fields:
+    - name: conditions
+      type:
+        list:
+          elementType:
+            namedType: io.k8s.apimachinery.pkg.apis.meta.v1.Condition
+          elementRelationship: associative
+          keys:
+          - type
+    - name: configMapName
+      type:
+        scalar: string
+    - name: observedGeneration
+      type:
+        scalar: numeric
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.Condition
   map:
     fields:

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	typedcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v1"
+	typedcrddemov2 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v2"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
@@ -14,13 +15,20 @@ import (
 
 type Interface interface {
 	Discovery() discovery.DiscoveryInterfaces
+	CrddemoV2() typedcrddemov2.CrddemoV2Interface
 	CrddemoV1() typedcrddemov1.CrddemoV1Interface
 }
 
 // Clientset contains the clients for groups.
 type Clientset struct {
 	*discovery.DiscoveryClient
+	crddemoV2 *typedcrddemov2.CrddemoV2Client
 	crddemoV1 *typedcrddemov1.CrddemoV1Client
+}
+
+// CrddemoV2 retrieves the CrddemoV2Client
+func (c *Clientset) CrddemoV2() typedcrddemov2.CrddemoV2Interface {
+	return c.crddemoV2
 }
 
 // CrddemoV1 retrieves the CrddemoV1Client
@@ -72,6 +80,10 @@ func NewForConfigAndClient(c *rest.Config, httpClient *http.Client) (*Clientset,
 
 	var cs Clientset
 	var err error
+	cs.crddemoV2, err = typedcrddemov2.NewForConfigAndClient(&configShallowCopy, httpClient)
+	if err != nil {
+		return nil, err
+	}
 	cs.crddemoV1, err = typedcrddemov1.NewForConfigAndClient(&configShallowCopy, httpClient)
 	if err != nil {
 		return nil, err
@@ -97,6 +109,7 @@ func NewForConfigOrDie(c *rest.Config) *Clientset {
 // New creates a new Clientset for the given RESTClient.
 func New(c rest.Interface) *Clientset {
 	var cs Clientset
+	cs.crddemoV2 = typedcrddemov2.New(c)
 	cs.crddemoV1 = typedcrddemov1.New(c)
 
 	cs.DiscoveryClient = discovery.NewDiscoveryClient(c)

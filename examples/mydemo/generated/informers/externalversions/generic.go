@@ -34,6 +34,9 @@ func (f *genericInformer) Lister() cache.GenericLister {
 // ForResource gives generic access to a shared informer of the matching type.
 func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource) (GenericInformer, error) {
 	switch resource {
+	// Group=crddemo.k8s.io, Version=v2
+	case schema.GroupVersionResource{Group: "crddemo.k8s.io", Version: "v2", Resource: "mydemos"}:
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Crddemo().V2().Mydemos().Informer()}, nil
 	// Group=crddemo.k8s.io, Version=v1
 	case schema.GroupVersionResource{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}:
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Crddemo().V1().Mydemos().Informer()}, nil

@@ -7,6 +7,8 @@ import (
 	clientset "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned"
 	typedcrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v1"
 	fakecrddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v1/fake"
+	typedcrddemov2 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v2"
+	fakecrddemov2 "github.com/ctrlgen/ctrlgen/examples/mydemo/generated/clientset/versioned/typed/crddemo/v2/fake"
 	"github.com/ctrlgen/ctrlgen/runtime/fakeclient"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -63,6 +65,7 @@ func NewClientset(objects ...runtime.Object) *Clientset {
 
 // kinds maps each resource of the clientset to its kind.
 var kinds = map[schema.GroupVersionResource]string{
+	{Group: "crddemo.k8s.io", Version: "v2", Resource: "mydemos"}: "Mydemo",
 	{Group: "crddemo.k8s.io", Version: "v1", Resource: "mydemos"}: "Mydemo",
 }
 
@@ -93,6 +96,11 @@ var (
 	_ clientset.Interface = &Clientset{}
 	_ testing.FakeClient  = &Clientset{}
 )
+
+// CrddemoV2 retrieves the CrddemoV2Client
+func (c *Clientset) CrddemoV2() typedcrddemov2.CrddemoV2Interface {
+	return &fakecrddemov2.FakeCrddemoV2{Fake: &c.Fake}
+}
 
 // CrddemoV1 retrieves the CrddemoV1Client
 func (c *Clientset) CrddemoV1() typedcrddemov1.CrddemoV1Interface {

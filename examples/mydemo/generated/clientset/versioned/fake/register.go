@@ -4,6 +4,7 @@ package fake
 
 import (
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	crddemov2 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -15,6 +16,7 @@ var scheme = runtime.NewScheme()
 var codecs = serializer.NewCodecFactory(scheme)
 
 var localSchemeBuilder = runtime.SchemeBuilder{
+	crddemov2.AddToScheme,
 	crddemov1.AddToScheme,
 }
 

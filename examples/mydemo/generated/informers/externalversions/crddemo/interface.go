@@ -4,11 +4,14 @@ package crddemo
 
 import (
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/crddemo/v1"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/crddemo/v2"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/generated/informers/externalversions/internalinterfaces"
 )
 
 // Interface provides access to each of this group's versions.
 type Interface interface {
+	// V2 provides access to shared informers for resources in V2.
+	V2() v2.Interface
 	// V1 provides access to shared informers for resources in V1.
 	V1() v1.Interface
 }
@@ -22,6 +25,11 @@ type group struct {
 // New returns a new Interface.
 func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakListOptions internalinterfaces.TweakListOptionsFunc) Interface {
 	return &group{factory: f, namespace: namespace, tweakListOptions: tweakListOptions}
+}
+
+// V2 returns a new v2.Interface.
+func (g *group) V2() v2.Interface {
+	return v2.New(g.factory, g.namespace, g.tweakListOptions)
 }
 
 // V1 returns a new v1.Interface.
