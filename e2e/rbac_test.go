@@ -14,6 +14,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	applycorev1 "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/dynamic"
@@ -132,7 +133,7 @@ func TestMydemoRBACIsMinimal(t *testing.T) {
 				return ok
 			}
 			switch {
-			case p.group == "admissionregistration.k8s.io" || p.resource == "secrets":
+			case p.group == "admissionregistration.k8s.io" || p.group == "apiextensions.k8s.io" || p.resource == "secrets":
 				s.webhooks(t, refused)
 			case p.resource != "leases":
 				s.mydemos(t, refused)
@@ -185,6 +186,24 @@ func (s *rbacScenario) webhooks(t *testing.T, refused func() bool) {
 	if !waitFor(t, p, refused, "the apiserver to call the webhooks", refusedByWebhook) {
 		return
 	}
+	// mydemo serves the Mydemo conversion webhook too: it writes its CA
+	// bundle into the CRDs whose conversion webhook calls it.
+	crds := dynamic.NewForConfigOrDie(s.e.Config()).Resource(crdGVR)
+	probe := conversionProbeCRD(ns, "https://"+addr+"/convert")
+	if _, err := crds.Create(ctx, probe, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer crds.Delete(ctx, probe.GetName(), metav1.DeleteOptions{})
+	if !waitFor(t, p, refused, "the CA bundle in a CRD's conversion webhook", func() (bool, string) {
+		crd, err := crds.Get(ctx, probe.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		bundle, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
+		return bundle != "", "no caBundle yet"
+	}) {
+		return
+	}
 	s.stop(t, p)
 	if err := secrets.Delete(ctx, "webhook-server-cert", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -194,6 +213,26 @@ func (s *rbacScenario) webhooks(t *testing.T, refused func() bool) {
 		return
 	}
 	waitFor(t, p, refused, "the apiserver to call the webhooks", refusedByWebhook)
+}
+
+// conversionProbeCRD is a CRD of its own group, per namespace ns, whose
+// conversion webhook calls url.
+func conversionProbeCRD(ns, url string) *unstructured.Unstructured {
+	group := ns + ".rbac.example.com"
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+		"metadata": map[string]any{"name": "probes." + group},
+		"spec": map[string]any{
+			"group": group, "scope": "Namespaced",
+			"names": map[string]any{"plural": "probes", "singular": "probe", "kind": "Probe", "listKind": "ProbeList"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+				"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object"}}}},
+			"conversion": map[string]any{"strategy": "Webhook", "webhook": map[string]any{
+				"conversionReviewVersions": []any{"v1"},
+				"clientConfig":             map[string]any{"url": url},
+			}},
+		},
+	}}
 }
 
 // rbacScenario runs the mydemo command as account through scenarios.
