@@ -68,6 +68,10 @@ type Config struct {
 	Generators []string
 	// Verify changes nothing: Run reports stale files and returns ErrStale.
 	Verify bool
+	// Quiet leaves out the summary a run ends with on Stderr. The files
+	// a run removes, and those written once for the user, are named
+	// either way.
+	Quiet bool
 	// PluralExceptions map kinds to their plural, e.g. "Endpoints" → "Endpoints".
 	PluralExceptions map[string]string
 	// PrefersProtobuf makes every typed client prefer protobuf, as
@@ -148,7 +152,11 @@ func Run(cfg Config) error {
 		return err
 	}
 	if !cfg.Verify {
-		return plan.Apply()
+		if err := plan.Apply(); err != nil {
+			return err
+		}
+		plan.Announce(cfg.Stderr, cfg.rel, cfg.Quiet)
+		return nil
 	}
 	if plan.Empty() {
 		return nil

@@ -278,3 +278,56 @@ func TestApplyConfigurationChoices(t *testing.T) {
 		}
 	}
 }
+
+// TestRunTellsWhatItDid: a run ends with a summary of what it wrote, names
+// each file it wrote for the user to edit, and names each file it removes
+// (a typo in +genclient removes a kind's clients and its controller's
+// wiring, and says so, with the near miss).
+func TestRunTellsWhatItDid(t *testing.T) {
+	dir := testmod.New(t, "generators/testdata/controller/in", "example.com/controller")
+	var stderr strings.Builder
+	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", Stderr: &stderr}
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	first := stderr.String()
+	for _, want := range []string{"ctrlgen: wrote controllers/backup/reconcile.go for you to edit\n", " unchanged, 0 removed\n"} {
+		if !strings.Contains(first, want) {
+			t.Errorf("first run said:\n%s\nwant %q in it", first, want)
+		}
+	}
+
+	stderr.Reset()
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := stderr.String(); !strings.HasPrefix(got, "ctrlgen: 0 files written, ") || !strings.HasSuffix(got, " unchanged, 0 removed\n") || strings.Count(got, "\n") != 1 {
+		t.Errorf("a run with nothing to do said:\n%s", got)
+	}
+
+	stderr.Reset()
+	testmod.Replace(t, filepath.Join(dir, "apis/ops/v1/types.go"), "// +genclient\n// +genclient:noStatus\n", "// +genclinet\n")
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	got := stderr.String()
+	for _, want := range []string{
+		"apis/ops/v1/types.go:87: warning: unknown marker +genclinet; did you mean +genclient?",
+		"ctrlgen: removed generated/clientset/versioned/typed/ops/v1/restore.go, which this run no longer generates\n",
+		"ctrlgen: removed controllers/restore/zz_generated.controller.go, which this run no longer generates\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("after a typo in +genclient the run said:\n%s\nwant %q in it", got, want)
+		}
+	}
+
+	stderr.Reset()
+	cfg.Quiet = true
+	testmod.Replace(t, filepath.Join(dir, "apis/ops/v1/types.go"), "// +genclinet\n", "// +genclient\n// +genclient:noStatus\n")
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := stderr.String(); strings.Contains(got, "files written") {
+		t.Errorf("--quiet printed a summary:\n%s", got)
+	}
+}

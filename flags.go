@@ -28,6 +28,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.BoilerplateFile, "boilerplate", "", "file whose text goes on every generated file, after the generated-code line")
 	generators := fs.String("generators", "", "comma-separated generators to run (default: all); stale files are removed only for these")
 	fs.BoolVar(&cfg.Verify, "verify", false, "change nothing; print what is stale and exit 1 if anything is")
+	fs.BoolVar(&cfg.Quiet, "quiet", false, "print no summary of what the run wrote (files it removes and files written for you to edit are still named)")
 	plurals := fs.String("plural-exceptions", "", "comma-separated Kind:plural overrides, e.g. Endpoints:Endpoints")
 	fs.BoolVar(&cfg.PrefersProtobuf, "prefers-protobuf", false, "typed clients of every input send and accept protobuf first, as client-gen's --prefers-protobuf; clients of k8s.io/api, k8s.io/apiextensions-apiserver, k8s.io/kube-aggregator and k8s.io/metrics types always do. Custom resources are served as JSON only: do not set it for them")
 	jsonDecoders := fs.Bool("json-decoders", true, "give each typed client of a custom resource (a client that speaks JSON) a reflection-free JSON decoder of its kinds, generated into zz_generated.jsondecode.go next to it and used for list responses and watch events; =false for client-gen's clients exactly, which decode with apimachinery's serializer")

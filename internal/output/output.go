@@ -262,6 +262,23 @@ func writeFile(path string, content []byte) error {
 	return err
 }
 
+// Announce tells what an applied plan did: each file written for the user
+// to edit and each file removed, by name, and unless quiet a summary line
+// of the counts.
+func (p *Plan) Announce(w io.Writer, rel func(string) string, quiet bool) {
+	for _, c := range p.Writes {
+		if c.Once {
+			fmt.Fprintf(w, "ctrlgen: wrote %s for you to edit\n", rel(c.Path))
+		}
+	}
+	for _, path := range p.Removes {
+		fmt.Fprintf(w, "ctrlgen: removed %s, which this run no longer generates\n", rel(path))
+	}
+	if !quiet {
+		fmt.Fprintf(w, "ctrlgen: %d files written, %d unchanged, %d removed\n", len(p.Writes), p.Unchanged, len(p.Removes))
+	}
+}
+
 // Report writes what the plan would change: a unified diff for each
 // changed file, and the names of new and removed files. rel shortens
 // paths for display.
