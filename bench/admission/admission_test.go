@@ -364,8 +364,9 @@ func BenchmarkAdmission(b *testing.B) {
 	}
 }
 
-// round counts the benchmark's rounds, to alternate the first side.
-var round atomic.Int32
+// round and conversionRound count the benchmarks' rounds, to alternate
+// the first side.
+var round, conversionRound atomic.Int32
 
 // benchN creates per b.N (BENCH_N), from benchWorkers goroutines.
 var benchN, benchWorkers = envInt("BENCH_N", 2000), envInt("BENCH_WORKERS", 8)

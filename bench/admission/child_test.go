@@ -17,8 +17,11 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	crwebhook "sigs.k8s.io/controller-runtime/pkg/webhook"
 	cradmission "sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+	crconversion "sigs.k8s.io/controller-runtime/pkg/webhook/conversion"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
+	crddemov2 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v2"
+	"github.com/ctrlgen/ctrlgen/examples/mydemo/webhooks"
 	mydemowebhook "github.com/ctrlgen/ctrlgen/examples/mydemo/webhooks/mydemo"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 )
@@ -49,10 +52,18 @@ func runChild(impl string) error {
 		o.WebhookAddr, o.WebhookCertDir = addr, certDir
 		m := manager.New(o)
 		mydemowebhook.Register(m)
+		webhooks.RegisterConversion(m)
 		go func() { errs <- m.Run(ctx) }()
 	case "controller-runtime":
 		scheme := runtime.NewScheme()
 		if err := crddemov1.AddToScheme(scheme); err != nil {
+			return err
+		}
+		if err := crddemov2.AddToScheme(scheme); err != nil {
+			return err
+		}
+		converters := crconversion.NewRegistry()
+		if err := converters.RegisterConverter(crddemov1.SchemeGroupVersion.WithKind("Mydemo").GroupKind(), mydemoConverter{}); err != nil {
 			return err
 		}
 		host, portText, err := net.SplitHostPort(addr)
@@ -70,6 +81,7 @@ func runChild(impl string) error {
 		s := crwebhook.NewServer(crwebhook.Options{Host: host, Port: port, CertDir: certDir, TLSOpts: []func(*tls.Config){http1}})
 		s.Register(mydemowebhook.DefaultingPath, cradmission.WithDefaulter[*crddemov1.Mydemo](scheme, &mydemowebhook.Defaulter{}))
 		s.Register(mydemowebhook.ValidationPath, cradmission.WithValidator[*crddemov1.Mydemo](scheme, validator{&mydemowebhook.Validator{}}))
+		s.Register(manager.ConversionPath, crconversion.NewWebhookHandler(scheme, converters))
 		go func() { errs <- s.Start(ctx) }()
 	default:
 		return fmt.Errorf("unknown implementation %q", impl)
@@ -110,4 +122,20 @@ func (a validator) ValidateUpdate(ctx context.Context, old, obj *crddemov1.Mydem
 func (a validator) ValidateDelete(ctx context.Context, obj *crddemov1.Mydemo) (cradmission.Warnings, error) {
 	w, err := a.v.ValidateDelete(ctx, obj)
 	return cradmission.Warnings(w), err
+}
+
+// mydemoConverter is controller-runtime's Converter for Mydemos, calling
+// the conversions ctrlgen generated, which ctrlgen's side calls too: the
+// API types implement runtime/conversion's Hub and Convertible, not
+// controller-runtime's, whose method signatures name its own interfaces.
+type mydemoConverter struct{}
+
+func (mydemoConverter) ConvertObject(_ context.Context, src, dst runtime.Object) error {
+	switch s := src.(type) {
+	case *crddemov2.Mydemo:
+		return s.ConvertTo(dst.(*crddemov1.Mydemo))
+	case *crddemov1.Mydemo:
+		return dst.(*crddemov2.Mydemo).ConvertFrom(s)
+	}
+	return fmt.Errorf("cannot convert %T", src)
 }
