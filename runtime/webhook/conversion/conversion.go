@@ -137,20 +137,20 @@ func (wh *Webhook) convertObject(src, dst runtime.Object, gk schema.GroupKind) e
 	case srcIsHub && dstIsHub:
 		return fmt.Errorf("two hubs: %T and %T", src, dst)
 	case srcIsHub:
-		spoke, ok := dst.(Convertible)
+		spoke, ok := asConvertible(dst)
 		if !ok {
 			return fmt.Errorf("%T is neither a Hub nor Convertible", dst)
 		}
 		return spoke.ConvertFrom(srcHub)
 	case dstIsHub:
-		spoke, ok := src.(Convertible)
+		spoke, ok := asConvertible(src)
 		if !ok {
 			return fmt.Errorf("%T is neither a Hub nor Convertible", src)
 		}
 		return spoke.ConvertTo(dstHub)
 	}
-	srcSpoke, ok1 := src.(Convertible)
-	dstSpoke, ok2 := dst.(Convertible)
+	srcSpoke, ok1 := asConvertible(src)
+	dstSpoke, ok2 := asConvertible(dst)
 	if !ok1 || !ok2 {
 		return fmt.Errorf("%T and %T are not both Convertible", src, dst)
 	}
@@ -162,6 +162,49 @@ func (wh *Webhook) convertObject(src, dst runtime.Object, gk schema.GroupKind) e
 		return err
 	}
 	return dstSpoke.ConvertFrom(hub)
+}
+
+// asConvertible returns obj as a Convertible: itself, or, for a type
+// whose ConvertTo and ConvertFrom take another package's Hub interface
+// (controller-runtime's pkg/conversion, as kubebuilder projects write
+// them), an adapter that calls them with the hub when the hub implements
+// that interface.
+func asConvertible(obj runtime.Object) (Convertible, bool) {
+	if c, ok := obj.(Convertible); ok {
+		return c, true
+	}
+	v := reflect.ValueOf(obj)
+	to, from := v.MethodByName("ConvertTo"), v.MethodByName("ConvertFrom")
+	if !to.IsValid() || !from.IsValid() || !takesHub(to.Type()) || !takesHub(from.Type()) {
+		return nil, false
+	}
+	return foreignConvertible{obj, to, from}, true
+}
+
+var errorType = reflect.TypeFor[error]()
+
+// takesHub reports whether a method is func(<interface>) error.
+func takesHub(t reflect.Type) bool {
+	return t.NumIn() == 1 && t.In(0).Kind() == reflect.Interface && t.NumOut() == 1 && t.Out(0) == errorType
+}
+
+// foreignConvertible calls ConvertTo and ConvertFrom methods declared
+// with another package's Hub interface.
+type foreignConvertible struct {
+	runtime.Object
+	to, from reflect.Value
+}
+
+func (c foreignConvertible) ConvertTo(hub Hub) error   { return call(c.to, hub) }
+func (c foreignConvertible) ConvertFrom(hub Hub) error { return call(c.from, hub) }
+
+func call(method reflect.Value, hub Hub) error {
+	h := reflect.ValueOf(hub)
+	if want := method.Type().In(0); !h.Type().Implements(want) {
+		return fmt.Errorf("hub %T does not implement %s, which its spoke's conversion methods take", hub, want)
+	}
+	err, _ := method.Call([]reflect.Value{h})[0].Interface().(error)
+	return err
 }
 
 // hub is a new object of gk's hub version.

@@ -243,3 +243,65 @@ func FuzzReviews(f *testing.F) {
 		}
 	})
 }
+
+// otherHub is another package's Hub interface, as controller-runtime's
+// pkg/conversion declares it; gadgets convert with it, as a kubebuilder
+// project's hand-written conversions do.
+type otherHub interface {
+	runtime.Object
+	Hub()
+}
+
+type (
+	gadgetV1 struct {
+		metav1.TypeMeta   `json:",inline"`
+		metav1.ObjectMeta `json:"metadata,omitempty"`
+		Name              string `json:"name"`
+	}
+	gadgetV2 struct {
+		metav1.TypeMeta   `json:",inline"`
+		metav1.ObjectMeta `json:"metadata,omitempty"`
+		Title             string `json:"title"`
+	}
+)
+
+func (g *gadgetV1) DeepCopyObject() runtime.Object { c := *g; return &c }
+func (g *gadgetV2) DeepCopyObject() runtime.Object { c := *g; return &c }
+func (*gadgetV2) Hub()                             {}
+
+func (g *gadgetV1) ConvertTo(dst otherHub) error {
+	h := dst.(*gadgetV2)
+	h.ObjectMeta, h.Title = g.ObjectMeta, g.Name
+	if g.Name == "bad" {
+		return errors.New("bad name")
+	}
+	return nil
+}
+
+func (g *gadgetV1) ConvertFrom(src otherHub) error {
+	h := src.(*gadgetV2)
+	g.ObjectMeta, g.Name = h.ObjectMeta, h.Title
+	return nil
+}
+
+// TestConvertsWithAnotherPackagesHub: the conversions of a kubebuilder
+// project, written against controller-runtime's Hub, are served as they
+// are, errors included.
+func TestConvertsWithAnotherPackagesHub(t *testing.T) {
+	s := runtime.NewScheme()
+	s.AddKnownTypeWithName(schema.GroupVersionKind{Group: group, Version: "v1", Kind: "Gadget"}, &gadgetV1{})
+	s.AddKnownTypeWithName(schema.GroupVersionKind{Group: group, Version: "v2", Kind: "Gadget"}, &gadgetV2{})
+	wh := NewWebhook(s)
+	out := convert(t, wh, "widgets.example.com/v2", `{"apiVersion":"widgets.example.com/v1","kind":"Gadget","metadata":{"name":"a"},"name":"x"}`)
+	if got, want := string(out.Response.ConvertedObjects[0]), `{"kind":"Gadget","apiVersion":"widgets.example.com/v2","metadata":{"name":"a"},"title":"x"}`; got != want {
+		t.Errorf("v1 to v2:\n got %s\nwant %s", got, want)
+	}
+	out = convert(t, wh, "widgets.example.com/v1", `{"apiVersion":"widgets.example.com/v2","kind":"Gadget","metadata":{"name":"b"},"title":"y"}`)
+	if got, want := string(out.Response.ConvertedObjects[0]), `{"kind":"Gadget","apiVersion":"widgets.example.com/v1","metadata":{"name":"b"},"name":"y"}`; got != want {
+		t.Errorf("v2 to v1:\n got %s\nwant %s", got, want)
+	}
+	out = convert(t, wh, "widgets.example.com/v2", `{"apiVersion":"widgets.example.com/v1","kind":"Gadget","metadata":{"name":"c"},"name":"bad"}`)
+	if out.Response.Result.Status != metav1.StatusFailure || !strings.Contains(out.Response.Result.Message, "bad name") {
+		t.Errorf("a failing conversion: %+v", out.Response.Result)
+	}
+}
