@@ -108,6 +108,7 @@ func TestMarkerRemovedRemovesOnlyTheGenerated(t *testing.T) {
 
 func TestMarkerErrors(t *testing.T) {
 	for _, tc := range []struct{ name, old, new, says string }{
+		{"hand-written Hub", "// WidgetSpec is what v2", "func (*Widget) Hub() {}\n\n// WidgetSpec is what v2", "apis/shop/v1/types.go:11: error: +ctrlgen:webhook:conversion on shop.example.com/v1.Widget: shop.example.com/v1.Widget has Hub; remove those methods to have them generated"},
 		{"no storage version", "// +kubebuilder:storageversion\n", "", "apis/shop/v1/types.go:10: error: +ctrlgen:webhook:conversion on shop.example.com/v1.Widget: mark exactly one version's Widget +kubebuilder:storageversion, the hub the others convert through (0 are)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -57,6 +57,10 @@ func (b *builder) conversionKinds(p *model.Project) {
 			continue
 		}
 		hub := storage[0]
+		if declared := handWrittenConversions(versions, hub); declared != "" {
+			b.errorf(mark.pos, "+ctrlgen:webhook:conversion on %s: %s; remove those methods to have them generated, or conversion from the marker to keep them (the webhook serves them as they are)", gvkString(k), declared)
+			continue
+		}
 		c := &model.Conversion{Hub: hub, Pos: mark.pos}
 		for _, spoke := range versions {
 			spoke.Conversion = c
@@ -71,6 +75,24 @@ func (b *builder) conversionKinds(p *model.Project) {
 			c.Spokes = append(c.Spokes, s)
 		}
 	}
+}
+
+// handWrittenConversions names the conversion methods the versions'
+// types already declare, which the generator would declare again.
+func handWrittenConversions(versions []*model.Kind, hub *model.Kind) string {
+	var found []string
+	for _, k := range versions {
+		names := []string{"ConvertTo", "ConvertFrom"}
+		if k == hub {
+			names = []string{"Hub"}
+		}
+		for _, name := range names {
+			if k.Type.Method(name) != nil {
+				found = append(found, fmt.Sprintf("%s/%s.%s has %s", k.Version.Group.Name, k.Version.Name, k.Name, name))
+			}
+		}
+	}
+	return strings.Join(found, ", ")
 }
 
 // spoke pairs a version's types with the hub's.

@@ -40,7 +40,7 @@ type typeDecl struct {
 // marshalers that give a CRD schema its shape.
 func indexedMethods(name string) bool {
 	return strings.HasPrefix(name, "DeepCopy") || name == "UnmarshalJSON" || name == "UnmarshalText" ||
-		name == "MarshalJSON" || name == "MarshalText"
+		name == "MarshalJSON" || name == "MarshalText" || name == "Hub" || name == "ConvertTo" || name == "ConvertFrom"
 }
 
 // partialFile reports whether a file can hold what Declared and the

@@ -201,7 +201,8 @@ func (n *named) pending() bool { return n.pkg == nil }
 
 // Method returns the named type's declared method called name, or nil.
 // The methods read are the deep-copy ones, the unmarshalers encoding/json
-// calls and the marshalers CRD schemas look for.
+// calls, the marshalers CRD schemas look for and the conversion ones
+// (Hub, ConvertTo, ConvertFrom).
 func (t *Type) Method(name string) *Method {
 	if t.named == nil || t.named.pkg == nil {
 		return nil
