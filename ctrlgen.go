@@ -501,6 +501,8 @@ func outputPackage(dir, pkg string) (module, importPath string, err error) {
 		}
 	}
 	switch {
+	case pkg != "" && module != "" && pkg != importPath:
+		return "", "", fmt.Errorf("--output-pkg %s: the go.mod of module %s puts --output-dir %s at %s, which the generated imports must name; leave --output-pkg out, or give that", pkg, module, dir, importPath)
 	case pkg != "":
 		if module == "" {
 			module = pkg

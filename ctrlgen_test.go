@@ -331,3 +331,22 @@ func TestRunTellsWhatItDid(t *testing.T) {
 		t.Errorf("--quiet printed a summary:\n%s", got)
 	}
 }
+
+// TestOutputPkgMustMatchTheModule: an --output-pkg the go.mod contradicts
+// would write imports that do not compile; the run refuses it, writing
+// nothing.
+func TestOutputPkgMustMatchTheModule(t *testing.T) {
+	dir := testmod.New(t, "generators/testdata/verbs/in", "example.com/verbs")
+	cfg := ctrlgen.Config{Dir: dir, Patterns: []string{"./apis/..."}, OutputDir: "generated", OutputPkg: "example.com/other/generated", Stderr: io.Discard}
+	err := ctrlgen.Run(cfg)
+	if err == nil || !strings.Contains(err.Error(), "--output-pkg example.com/other/generated: the go.mod of module example.com/verbs puts --output-dir") || !strings.Contains(err.Error(), "at example.com/verbs/generated") {
+		t.Fatalf("err = %v", err)
+	}
+	if testmod.Exists(filepath.Join(dir, "generated")) {
+		t.Error("the refused run wrote files")
+	}
+	cfg.OutputPkg = "example.com/verbs/generated"
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Errorf("the matching --output-pkg: %v", err)
+	}
+}
