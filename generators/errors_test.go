@@ -219,6 +219,7 @@ var _ = 1
 
 	stderr.Reset()
 	cfg.WebhookDir = "config/webhook"
+	cfg.Quiet = true // warnings only
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
