@@ -41,7 +41,9 @@ func TestMydemoConversion(t *testing.T) {
 
 	addr := localAddr(t)
 	o := manager.DefaultOptions()
-	o.Kubeconfig, o.LeaderElect, o.LeaderElectionNamespace = e.KubeconfigPath(), false, ns
+	// A *rest.Config rather than a kubeconfig path, as a test of the
+	// user's own would hand testenv's to the manager.
+	o.RESTConfig, o.LeaderElect, o.LeaderElectionNamespace = e.Config(), false, ns
 	o.WebhookAddr, o.WebhookHosts = addr, []string{"127.0.0.1"}
 	startManagerWith(t, o, webhooks.RegisterConversion)
 	useConversionWebhook(t, dyn, mydemoConversionPatch, "mydemos.crddemo.k8s.io", "https://"+addr+"/convert")

@@ -62,7 +62,7 @@ type Options struct {
 	Logs io.Writer
 
 	// DisableControllerManager skips kube-controller-manager: no garbage
-	// collection and no namespace deletion.
+	// collection, no namespace deletion and no default ServiceAccounts.
 	DisableControllerManager bool
 
 	// DisableWatchCache starts kube-apiserver with --watch-cache=false, so
@@ -84,6 +84,12 @@ type Options struct {
 	// StartTimeout bounds the start of the components (not the build);
 	// default 2 minutes.
 	StartTimeout time.Duration
+
+	// CRDDirectoryPaths are installed once the apiserver is ready, and
+	// Start returns once every CRD in them is Established: directories
+	// of CRD manifests (config/crd, as ctrlgen --crd-dir writes it) or
+	// files; see Env.InstallCRDs. envtest's option of the same name.
+	CRDDirectoryPaths []string
 }
 
 // Env is a running control plane. Its methods are safe for concurrent use.
@@ -203,6 +209,11 @@ func Start(ctx context.Context, opts Options) (env *Env, err error) {
 	}
 	if err := e.writeKubeconfig(); err != nil {
 		return nil, err
+	}
+	if len(opts.CRDDirectoryPaths) > 0 {
+		if err := e.InstallCRDs(ctx, opts.CRDDirectoryPaths...); err != nil {
+			return nil, err
+		}
 	}
 	if !opts.DisableControllerManager {
 		if err := e.startControllerManager(ctx); err != nil {
@@ -385,7 +396,11 @@ current-context: testenv
 func (e *Env) startControllerManager(ctx context.Context) error {
 	args := append([]string{
 		"--kubeconfig", e.kubecfg,
-		"--controllers", "garbagecollector,namespace",
+		// The ServiceAccount controllers give each namespace its default
+		// ServiceAccount, which kubectl create token and Pods need.
+		"--controllers", "garbagecollector,namespace,serviceaccount,serviceaccount-token",
+		"--service-account-private-key-file", e.pki.saKeyFile,
+		"--root-ca-file", filepath.Join(e.dir, "pki", "ca.crt"),
 		"--leader-elect=false",
 		"--secure-port", "0",
 	}, e.opts.ControllerManagerFlags...)

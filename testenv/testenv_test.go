@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -114,6 +115,9 @@ func TestEnv(t *testing.T) {
 		// Secrets keep the watch cache (the default); ConfigMaps are served
 		// from etcd, so that compaction shows through as 410 Gone.
 		APIServerFlags: []string{"--watch-cache-sizes=configmaps#0"},
+		// A generated config/crd: the CRD, a kustomization.yaml and a
+		// patches directory, which are not CRDs.
+		CRDDirectoryPaths: []string{"../examples/mydemo/config/crd"},
 	}
 	if os.Getenv("TESTENV_LOGS") != "" {
 		opts.Logs = logWriter{t}
@@ -163,6 +167,42 @@ func TestEnv(t *testing.T) {
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+
+	t.Run("CRDDirectoryPaths", func(t *testing.T) {
+		// Start returned once the CRD was Established: it is served at once.
+		raw, err := cs.RESTClient().Get().AbsPath("/apis/crddemo.k8s.io/v2/namespaces/" + ns + "/mydemos").DoRaw(ctx)
+		if err != nil || !strings.Contains(string(raw), `"kind":"MydemoList"`) {
+			t.Fatalf("listing the installed CRD's objects: %v %s", err, raw)
+		}
+		// Installing again replaces; a path without CRDs is an error.
+		if err := env.InstallCRDs(ctx, "../examples/mydemo/config/crd/crddemo.k8s.io_mydemos.yaml"); err != nil {
+			t.Error(err)
+		}
+		if err := env.InstallCRDs(ctx, "../examples/mydemo/config/rbac"); err == nil || !strings.Contains(err.Error(), "no CustomResourceDefinition in ../examples/mydemo/config/rbac") {
+			t.Errorf("a directory without CRDs: %v", err)
+		}
+		if err := env.InstallCRDs(ctx, "no/such/dir"); err == nil {
+			t.Error("a missing path is not an error")
+		}
+	})
+
+	t.Run("ServiceAccountToken", func(t *testing.T) {
+		// What kubectl create token does: the namespace's default
+		// ServiceAccount, made by kube-controller-manager, gets a token.
+		var token *authenticationv1.TokenRequest
+		eventually(t, 30*time.Second, "a token for the default ServiceAccount", func() error {
+			var err error
+			token, err = cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "default", &authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+			return err
+		})
+		review, err := cs.AuthenticationV1().TokenReviews().Create(ctx, &authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: token.Status.Token}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "system:serviceaccount:" + ns + ":default"; !review.Status.Authenticated || review.Status.User.Username != want {
+			t.Errorf("the token authenticates as %+v, want %s", review.Status, want)
+		}
+	})
 
 	t.Run("GarbageCollector", func(t *testing.T) {
 		owner, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{

@@ -340,7 +340,9 @@ func (m *Manager) runControllers(ctx context.Context, runs []Runnable) error {
 func (m *Manager) restConfig() (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
-	if m.opts.Kubeconfig != "" {
+	if m.opts.RESTConfig != nil {
+		cfg = rest.CopyConfig(m.opts.RESTConfig)
+	} else if m.opts.Kubeconfig != "" {
 		cfg, err = clientcmd.BuildConfigFromFlags("", m.opts.Kubeconfig)
 	} else {
 		cfg, err = rest.InClusterConfig()

@@ -3,6 +3,8 @@ package manager
 import (
 	"flag"
 	"time"
+
+	"k8s.io/client-go/rest"
 )
 
 // Options configure a Manager. AddFlags binds them to command-line flags
@@ -11,6 +13,10 @@ type Options struct {
 	// Kubeconfig is the path of a kubeconfig; empty means in-cluster, then
 	// $KUBECONFIG, then ~/.kube/config.
 	Kubeconfig string
+	// RESTConfig, when set, is the client configuration, instead of
+	// Kubeconfig: testenv's Env.Config(), envtest's cfg. The manager uses
+	// a copy, with QPS and Burst from these options.
+	RESTConfig *rest.Config
 	// Controllers selects the registered controllers to run: "*" for all
 	// that are on by default, "foo" to add one, "-foo" to remove one.
 	Controllers []string
