@@ -12,8 +12,9 @@
 //     package does not compile until they are written;
 //   - next to the webhook packages, zz_generated.conversion.go: the
 //     /convert endpoint for the manager;
-//   - with a CRD directory, patches/webhook_in_<plural>.yaml: kubebuilder's
-//     kustomize patch that gives the CRD its conversion webhook.
+//   - with a CRD directory, patches/webhook_in_<plural>.yaml, written once
+//     (a kubebuilder project's own is kept): kubebuilder's kustomize patch
+//     that gives the CRD its conversion webhook.
 package conversion
 
 import (
@@ -41,18 +42,10 @@ func (Generator) Name() string { return "conversion" }
 func (Generator) Needs() gen.Needs { return gen.Needs{} }
 
 // Owns is true for the generated files next to the project's types and
-// webhooks, and for its CRD patches; the user's files are never removed.
+// webhooks; the files written once (the user's functions, the CRD
+// patches) are never removed.
 func (Generator) Owns(p *model.Project, path string) bool {
-	switch {
-	case p.WritesTypeFile(FileName, path):
-		return true
-	case p.WebhooksDir != "" && path == filepath.Join(p.WebhooksDir, FileName):
-		return true
-	case p.CRDDir != "" && filepath.Dir(path) == filepath.Join(p.CRDDir, "patches"):
-		base := filepath.Base(path)
-		return strings.HasPrefix(base, "webhook_in_") && strings.HasSuffix(base, ".yaml")
-	}
-	return false
+	return p.WritesTypeFile(FileName, path) || p.WebhooksDir != "" && path == filepath.Join(p.WebhooksDir, FileName)
 }
 
 // Generate returns the files of every converted kind.
@@ -394,11 +387,12 @@ func endpointFile(p *model.Project, conversions []*model.Conversion) *gen.File {
 	return f
 }
 
-// crdPatch is kubebuilder's config/crd/patches/webhook_in_<plural>.yaml.
+// crdPatch is kubebuilder's config/crd/patches/webhook_in_<plural>.yaml,
+// written once as kubebuilder scaffolds it: a project that has it keeps
+// its own.
 func crdPatch(p *model.Project, c *model.Conversion) *gen.File {
 	k := c.Hub
 	var b strings.Builder
-	b.WriteString(gen.YAMLHeader + "\n")
 	fmt.Fprintf(&b, `# The following patch enables a conversion webhook for the CRD: list it under
 # "patches" in %s/kustomization.yaml. The manager writes its CA bundle
 # into the CRD at run time.
@@ -418,5 +412,7 @@ spec:
       conversionReviewVersions:
       - v1
 `, filepath.Base(p.CRDDir), k.Plural, k.Version.Group.Name)
-	return gen.NewText(filepath.Join(p.CRDDir, "patches", "webhook_in_"+k.Plural+".yaml"), []byte(b.String()))
+	f := gen.NewText(filepath.Join(p.CRDDir, "patches", "webhook_in_"+k.Plural+".yaml"), []byte(b.String()))
+	f.Generated = false
+	return f
 }

@@ -79,14 +79,14 @@ func TestUserFileIsWrittenOnceAndDoesNotCompileUntilWritten(t *testing.T) {
 }
 
 // TestMarkerRemovedRemovesOnlyTheGenerated: without the marker, the
-// generated conversions, the endpoint and the CRD patch go; the user's
-// functions stay.
+// generated conversions and the endpoint go; the user's functions and the
+// CRD patch, written once, stay.
 func TestMarkerRemovedRemovesOnlyTheGenerated(t *testing.T) {
 	dir, cfg := module(t)
 	if err := ctrlgen.Run(cfg); err != nil {
 		t.Fatal(err)
 	}
-	generated := []string{"apis/shop/v1/zz_generated.conversion.go", "apis/shop/v2/zz_generated.conversion.go", "webhooks/zz_generated.conversion.go", "config/crd/patches/webhook_in_widgets.yaml"}
+	generated := []string{"apis/shop/v1/zz_generated.conversion.go", "apis/shop/v2/zz_generated.conversion.go", "webhooks/zz_generated.conversion.go"}
 	for _, f := range generated {
 		if !testmod.Exists(filepath.Join(dir, f)) {
 			t.Fatalf("%s not generated", f)
@@ -101,8 +101,25 @@ func TestMarkerRemovedRemovesOnlyTheGenerated(t *testing.T) {
 			t.Errorf("%s is still there", f)
 		}
 	}
-	if !testmod.Exists(filepath.Join(dir, userFile)) {
-		t.Error("the user's file was removed")
+	for _, f := range []string{userFile, "config/crd/patches/webhook_in_widgets.yaml"} {
+		if !testmod.Exists(filepath.Join(dir, f)) {
+			t.Errorf("%s, written once, was removed", f)
+		}
+	}
+}
+
+// TestKubebuildersPatchIsKept: a kubebuilder project's own
+// patches/webhook_in_<plural>.yaml is neither overwritten nor in the way.
+func TestKubebuildersPatchIsKept(t *testing.T) {
+	dir, cfg := module(t)
+	patch := filepath.Join(dir, "config/crd/patches/webhook_in_widgets.yaml")
+	own := []byte("# kubebuilder's, edited\napiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.shop.example.com\n")
+	testmod.Write(t, patch, own)
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := testmod.Read(t, patch); got != string(own) {
+		t.Errorf("the project's patch was rewritten:\n%s", got)
 	}
 }
 

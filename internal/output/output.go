@@ -275,8 +275,15 @@ func (p *Plan) Announce(w io.Writer, rel func(string) string, quiet bool) {
 		fmt.Fprintf(w, "ctrlgen: removed %s, which this run no longer generates\n", rel(path))
 	}
 	if !quiet {
-		fmt.Fprintf(w, "ctrlgen: %d files written, %d unchanged, %d removed\n", len(p.Writes), p.Unchanged, len(p.Removes))
+		fmt.Fprintf(w, "ctrlgen: %s written, %d unchanged, %d removed\n", files(len(p.Writes)), p.Unchanged, len(p.Removes))
 	}
+}
+
+func files(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
 }
 
 // Report writes what the plan would change: a unified diff for each
