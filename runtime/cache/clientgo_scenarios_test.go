@@ -766,7 +766,16 @@ func scenarioSettersAndHandlersRaceWithRun(t *testing.T, im impl) {
 		wg.Wait()
 		reg := <-regs
 		eventually(t, "handler synced", reg.HasSynced)
-		if got := sorted(kinds(rec.snapshot())); !slices.Equal(got, []string{"add:a", "add:b"}) {
+		want := []string{"add:a", "add:b"}
+		if im.name == "client-go" {
+			// client-go v0.37 can report a handler added while Run starts
+			// as synced before its handler saw the whole initial list
+			// (seen once, on a loaded machine: [add:a] at HasSynced); a
+			// scenario client-go fails is a wrong scenario, so wait for
+			// the rest. ctrlgen's handler has it all by then.
+			eventually(t, "each object delivered", func() bool { return len(rec.snapshot()) >= len(want) })
+		}
+		if got := sorted(kinds(rec.snapshot())); !slices.Equal(got, want) {
 			t.Fatalf("handler added while Run started saw %v, want each object once", got)
 		}
 		cancel()
