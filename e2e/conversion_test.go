@@ -108,23 +108,10 @@ func TestMydemoConversion(t *testing.T) {
 
 	t.Run("a list of 1000 is converted", func(t *testing.T) {
 		const n = 1000
-		var wg sync.WaitGroup
-		errs := make(chan error, n)
-		for w := range 8 {
-			wg.Go(func() {
-				for i := w; i < n; i += 8 {
-					if _, err := v1.Create(ctx, newMydemo(ns, fmt.Sprintf("many-%04d", i), fmt.Sprintf("10.1.%d.%d", i/256, i%256), int32(i+1), nil), metav1.CreateOptions{}); err != nil {
-						errs <- err
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
+		createMany(t, n, func(i int) error {
+			_, err := v1.Create(ctx, newMydemo(ns, fmt.Sprintf("many-%04d", i), fmt.Sprintf("10.1.%d.%d", i/256, i%256), int32(i+1), nil), metav1.CreateOptions{})
+			return err
+		})
 		list, err := v2.List(ctx, metav1.ListOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -201,4 +188,27 @@ func useConversionWebhook(t *testing.T, dyn dynamic.Interface, patchFile, name, 
 		bundle, _, _ := unstructured.NestedString(crd.Object, "spec", "conversion", "webhook", "clientConfig", "caBundle")
 		return bundle != "", "no caBundle yet"
 	})
+}
+
+// createMany calls create(i) for i in [0, n) from 8 goroutines; the first
+// error fails t.
+func createMany(t *testing.T, n int, create func(i int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Go(func() {
+			for i := w; i < n; i += 8 {
+				if err := create(i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
 }

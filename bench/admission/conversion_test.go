@@ -1,7 +1,6 @@
 package admission
 
 import (
-	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -17,7 +16,6 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/ctrlgen/ctrlgen/bench/internal/benchenv"
-	"github.com/ctrlgen/ctrlgen/bench/internal/procstat"
 )
 
 // listSize is the Mydemos a conversion list holds.
@@ -104,46 +102,15 @@ func (h *harness) convertWith(tb testing.TB, s *server) {
 func (h *harness) convertObjects(tb testing.TB, s *server, n, workers int) result {
 	tb.Helper()
 	ctx := context.Background()
-	ns := h.mydemosToConvert(tb)
-	v2 := h.md.CrddemoV2().Mydemos(ns)
-	before, err := procstat.CPU(s.cmd.Process.Pid)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	total := n * listSize
-	latencies := make([]time.Duration, total)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var firstErr error
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < total; i += workers {
-				j := i % listSize
-				start := time.Now()
-				m, err := v2.Get(ctx, fmt.Sprintf("m-%04d", j), metav1.GetOptions{})
-				latencies[i] = time.Since(start)
-				if err == nil && (m.Spec.Address != fmt.Sprintf("10.0.%d.%d", j/256, j%256) || m.Spec.Port != int32(j+1)) {
-					err = fmt.Errorf("%s converted to %+v", m.Name, m.Spec)
-				}
-				if err != nil {
-					mu.Lock()
-					firstErr = cmp.Or(firstErr, err)
-					mu.Unlock()
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if firstErr != nil {
-		tb.Fatalf("%s: %v", s.impl, firstErr)
-	}
-	after, err := procstat.CPU(s.cmd.Process.Pid)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	slices.Sort(latencies)
-	return result{reviews: total, cpu: after - before, p50: latencies[total/2], p99: latencies[total*99/100]}
+	v2 := h.md.CrddemoV2().Mydemos(h.mydemosToConvert(tb))
+	return measure(tb, s, n*listSize, workers, func(i int) error {
+		j := i % listSize
+		m, err := v2.Get(ctx, fmt.Sprintf("m-%04d", j), metav1.GetOptions{})
+		if err == nil && (m.Spec.Address != fmt.Sprintf("10.0.%d.%d", j/256, j%256) || m.Spec.Port != int32(j+1)) {
+			err = fmt.Errorf("%s converted to %+v", m.Name, m.Spec)
+		}
+		return err
+	})
 }
 
 // TestBothSidesConvert checks the harness: each side converts the

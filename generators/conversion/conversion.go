@@ -107,8 +107,9 @@ func (w *writer) typ(t *typegraph.Type) string { return t.Print(w.qualify) }
 
 func spokeFile(c *model.Conversion, s *model.Spoke) *gen.File {
 	w := newWriter(c, s, filepath.Join(s.Kind.Version.Package.Dir, FileName))
-	w.convertTo()
-	w.convertFrom()
+	for _, d := range w.directions() {
+		w.method(d)
+	}
 	for _, tp := range s.Pairs {
 		w.pair(tp, true)
 		w.pair(tp, false)
@@ -116,51 +117,61 @@ func spokeFile(c *model.Conversion, s *model.Spoke) *gen.File {
 	return w.f
 }
 
-func (w *writer) convertTo() {
-	f, k, hub := w.f, w.s.Kind, w.c.Hub
-	conv := f.Import(runtimeConversion)
-	hubType := w.hubAlias + "." + hub.Name
-	root := w.s.Pairs[0]
-	f.P()
-	f.P("// ConvertTo converts this ", k.Name, " to the hub, ", hub.Version.Group.Name, "/", hub.Version.Name, " (conversion.Convertible).")
-	if len(w.s.SpokeOnly) > 0 {
-		f.P("// The fields ", hub.Version.Name, " has no place for are kept in its annotation ", annotation(k.Version.Name), ".")
-	}
-	f.P("func (in *", k.Name, ") ConvertTo(hub ", conv, ".Hub) error {")
-	f.P("out, ok := hub.(*", hubType, ")")
-	f.P("if !ok {")
-	f.P("return ", conv, ".WrongHub(hub, out)")
-	f.P("}")
-	f.P("out.ObjectMeta = in.ObjectMeta")
-	w.restore(conv, hub.Version.Name, w.s.HubOnly)
-	f.P("if err := ", root.ToHub, "(in, out); err != nil {")
-	f.P("return err")
-	f.P("}")
-	w.keep(conv, k.Version.Name, k.Name, root.FromHub, w.s.SpokeOnly)
-	f.P("}")
+// direction is one of a spoke's two methods.
+type direction struct {
+	method, doc string
+	// receiver and other are the method's receiver and the hub's names
+	// in it: in and out, or out and in.
+	receiver, other string
+	// convert is the generated pair function that runs; back converts
+	// the other way, to check what is kept.
+	convert, back string
+	// restored are the fields kept on the object converted from (under
+	// restoredVersion), kept the fields written onto the one converted to,
+	// of version holder (under keptVersion, from an object of type
+	// inType).
+	restored, kept                       []*model.KeptField
+	restoredVersion, keptVersion, holder string
+	inType                               string
 }
 
-func (w *writer) convertFrom() {
-	f, k, hub := w.f, w.s.Kind, w.c.Hub
-	conv := f.Import(runtimeConversion)
+func (w *writer) directions() []direction {
+	k, hub := w.s.Kind, w.c.Hub
 	hubType := w.hubAlias + "." + hub.Name
+	hubName := hub.Version.Group.Name + "/" + hub.Version.Name
 	root := w.s.Pairs[0]
-	f.P()
-	f.P("// ConvertFrom converts the hub, ", hub.Version.Group.Name, "/", hub.Version.Name, ", to this ", k.Name, " (conversion.Convertible).")
-	if len(w.s.HubOnly) > 0 {
-		f.P("// The fields ", k.Version.Name, " has no place for are kept in its annotation ", annotation(hub.Version.Name), ".")
+	return []direction{
+		{method: "ConvertTo", doc: "converts this " + k.Name + " to the hub, " + hubName,
+			receiver: "in", other: "out", convert: root.ToHub, back: root.FromHub,
+			restored: w.s.HubOnly, restoredVersion: hub.Version.Name,
+			kept: w.s.SpokeOnly, keptVersion: k.Version.Name, holder: hub.Version.Name, inType: k.Name},
+		{method: "ConvertFrom", doc: "converts the hub, " + hubName + ", to this " + k.Name,
+			receiver: "out", other: "in", convert: root.FromHub, back: root.ToHub,
+			restored: w.s.SpokeOnly, restoredVersion: k.Version.Name,
+			kept: w.s.HubOnly, keptVersion: hub.Version.Name, holder: k.Version.Name, inType: hubType},
 	}
-	f.P("func (out *", k.Name, ") ConvertFrom(hub ", conv, ".Hub) error {")
-	f.P("in, ok := hub.(*", hubType, ")")
+}
+
+// method writes ConvertTo or ConvertFrom.
+func (w *writer) method(d direction) {
+	f := w.f
+	conv := f.Import(runtimeConversion)
+	f.P()
+	f.P("// ", d.method, " ", d.doc, " (conversion.Convertible).")
+	if len(d.kept) > 0 {
+		f.P("// The fields ", d.holder, " has no place for are kept in its annotation ", annotation(d.keptVersion), ".")
+	}
+	f.P("func (", d.receiver, " *", w.s.Kind.Name, ") ", d.method, "(hub ", conv, ".Hub) error {")
+	f.P(d.other, ", ok := hub.(*", w.hubAlias, ".", w.c.Hub.Name, ")")
 	f.P("if !ok {")
-	f.P("return ", conv, ".WrongHub(hub, in)")
+	f.P("return ", conv, ".WrongHub(hub, ", d.other, ")")
 	f.P("}")
 	f.P("out.ObjectMeta = in.ObjectMeta")
-	w.restore(conv, k.Version.Name, w.s.SpokeOnly)
-	f.P("if err := ", root.FromHub, "(in, out); err != nil {")
+	w.restore(conv, d.restoredVersion, d.restored)
+	f.P("if err := ", d.convert, "(in, out); err != nil {")
 	f.P("return err")
 	f.P("}")
-	w.keep(conv, hub.Version.Name, hubType, root.ToHub, w.s.HubOnly)
+	w.keep(conv, d.keptVersion, d.inType, d.back, d.kept)
 	f.P("}")
 }
 

@@ -36,4 +36,3 @@ func convertWidgetSpecFromV1(in *shopv1.WidgetSpec, out *WidgetSpec) error {
 func convertLimitsToV1(in *Limits, out *shopv1.Limits) error { return nil }
 
 func convertLimitsFromV1(in *shopv1.Limits, out *Limits) error { return nil }
-
