@@ -9,7 +9,6 @@ package webhook
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"go/token"
 	"path"
@@ -17,14 +16,9 @@ import (
 	"slices"
 	"strings"
 
-	admissionregv1 "k8s.io/api/admissionregistration/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kerrors "k8s.io/apimachinery/pkg/util/errors"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	kjson "sigs.k8s.io/json"
-
 	"github.com/ctrlgen/ctrlgen/generators/gen"
 	"github.com/ctrlgen/ctrlgen/generators/rbac"
+	admissionregv1 "github.com/ctrlgen/ctrlgen/generators/webhook/internal/admissionv1"
 	"github.com/ctrlgen/ctrlgen/internal/markers"
 	"github.com/ctrlgen/ctrlgen/internal/model"
 )
@@ -122,13 +116,13 @@ func Configurations(rules []*model.WebhookRule, configs []*model.WebhookConfigur
 	var objs []any
 	if len(mutating) > 0 {
 		objs = append(objs, &admissionregv1.MutatingWebhookConfiguration{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
-			ObjectMeta: metav1.ObjectMeta{Name: mutatingName}, Webhooks: mutating})
+			TypeMeta:   admissionregv1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "MutatingWebhookConfiguration"},
+			ObjectMeta: admissionregv1.ObjectMeta{Name: mutatingName}, Webhooks: mutating})
 	}
 	if len(validating) > 0 {
 		objs = append(objs, &admissionregv1.ValidatingWebhookConfiguration{
-			TypeMeta:   metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
-			ObjectMeta: metav1.ObjectMeta{Name: validatingName}, Webhooks: validating})
+			TypeMeta:   admissionregv1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingWebhookConfiguration"},
+			ObjectMeta: admissionregv1.ObjectMeta{Name: validatingName}, Webhooks: validating})
 	}
 	return objs, nil
 }
@@ -284,94 +278,6 @@ func reinvocationPolicy(v string) *admissionregv1.ReinvocationPolicyType {
 		if strings.EqualFold(v, string(known)) {
 			p := known
 			return &p
-		}
-	}
-	return nil
-}
-
-// applyPatch applies a marker's strategic merge patch to a webhook, as
-// controller-gen does: unknown or miscased fields are an error, and null
-// removes a field.
-func applyPatch[T any](w *T, patch string) error {
-	if patch == "" {
-		return nil
-	}
-	var m map[string]any
-	strict, err := kjson.UnmarshalStrict([]byte(patch), &m)
-	if err != nil {
-		return err
-	}
-	if len(strict) > 0 {
-		return kerrors.NewAggregate(strict)
-	}
-	schema, err := strategicpatch.NewPatchMetaFromStruct(w)
-	if err != nil {
-		return err
-	}
-	if err := checkPatchFields(m, schema); err != nil {
-		return err
-	}
-	current, err := json.Marshal(w)
-	if err != nil {
-		return err
-	}
-	patched, err := strategicpatch.StrategicMergePatch(current, []byte(patch), w)
-	if err != nil {
-		return err
-	}
-	var out T
-	strict, err = kjson.UnmarshalStrict(patched, &out)
-	if err != nil {
-		return err
-	}
-	if len(strict) > 0 {
-		return kerrors.NewAggregate(strict)
-	}
-	*w = out
-	return nil
-}
-
-// checkPatchFields refuses fields the webhook type does not have, before
-// the merge drops those set to null; the merge's own directives ("$patch",
-// "$retainKeys", ...) pass.
-func checkPatchFields(m map[string]any, schema strategicpatch.LookupPatchMeta) error {
-	for key, value := range m {
-		if strings.HasPrefix(key, "$") {
-			if dir, field, ok := strings.Cut(key, "/"); ok && (dir == "$setElementOrder" || dir == "$deleteFromPrimitiveList") {
-				if _, _, err := schema.LookupPatchMetadataForSlice(field); err != nil {
-					return fmt.Errorf("invalid %s directive: %w", dir, err)
-				}
-			}
-			continue
-		}
-		if schema.Name() != "struct" && schema.Name() != "ptr" {
-			continue
-		}
-		switch value := value.(type) {
-		case map[string]any:
-			sub, _, err := schema.LookupPatchMetadataForStruct(key)
-			if err != nil {
-				return fmt.Errorf("invalid patch field %q: %w", key, err)
-			}
-			if err := checkPatchFields(value, sub); err != nil {
-				return err
-			}
-		case []any:
-			sub, _, err := schema.LookupPatchMetadataForSlice(key)
-			if err != nil {
-				return fmt.Errorf("invalid patch field %q: %w", key, err)
-			}
-			for _, item := range value {
-				if item, ok := item.(map[string]any); ok {
-					if err := checkPatchFields(item, sub); err != nil {
-						return err
-					}
-				}
-			}
-		default:
-			if _, _, err := schema.LookupPatchMetadataForStruct(key); err != nil {
-				return fmt.Errorf("invalid patch field %q: %w", key, err)
-			}
 		}
 	}
 	return nil
