@@ -95,12 +95,15 @@ func TestOutputPackage(t *testing.T) {
 	for _, tc := range []struct{ out, pkg, wantModule, wantPkg string }{
 		{filepath.Join(dir, "pkg/generated"), "", "example.com/op", "example.com/op/pkg/generated"},
 		{dir, "", "example.com/op", "example.com/op"},
-		{filepath.Join(dir, "x"), "example.com/elsewhere", "example.com/op", "example.com/elsewhere"},
+		{filepath.Join(dir, "x"), "example.com/op/x", "example.com/op", "example.com/op/x"},
 	} {
 		module, pkg, err := outputPackage(tc.out, tc.pkg)
 		if err != nil || module != tc.wantModule || pkg != tc.wantPkg {
 			t.Errorf("outputPackage(%s, %q) = %q, %q, %v", tc.out, tc.pkg, module, pkg, err)
 		}
+	}
+	if _, _, err := outputPackage(filepath.Join(dir, "x"), "example.com/elsewhere"); err == nil || !strings.Contains(err.Error(), "puts --output-dir") {
+		t.Errorf("an --output-pkg the go.mod contradicts: %v", err)
 	}
 	if _, _, err := outputPackage("/", ""); err == nil {
 		t.Error("no go.mod above / but no error")
