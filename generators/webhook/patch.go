@@ -3,6 +3,7 @@ package webhook
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -156,9 +157,9 @@ func mergeObject(current, patch map[string]any, t reflect.Type) (map[string]any,
 	default:
 		return nil, fmt.Errorf("unknown $patch %v", patch["$patch"])
 	}
-	out := make(map[string]any, len(current)+len(patch))
-	for k, v := range current {
-		out[k] = v
+	out := maps.Clone(current)
+	if out == nil {
+		out = map[string]any{}
 	}
 	for key, value := range patch {
 		if strings.HasPrefix(key, "$") {

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/ctrlgen/ctrlgen/internal/model"
@@ -97,13 +99,13 @@ func handWrittenConversions(versions []*model.Kind, hub *model.Kind) string {
 
 // spoke pairs a version's types with the hub's.
 func (b *builder) spoke(k, hub *model.Kind) (*model.Spoke, error) {
-	pr := &pairer{spokePkg: k.Version.TypesPkg, hubPkg: hub.Version.TypesPkg, hub: hub.Version.GoName, pairs: map[string]*model.TypePair{}}
+	pr := &pairer{spokePkg: k.Version.TypesPkg, hubPkg: hub.Version.TypesPkg, hub: hub.Version.GoName, hubVersion: hub.Version.Name, pairs: map[string]*model.TypePair{}}
 	root, err := pr.pair(k.Type, hub.Type, true)
 	if err != nil {
 		return nil, err
 	}
 	s := &model.Spoke{Kind: k, Pairs: pr.order}
-	kept := keptWalk{hubVersion: hub.Version.Name, spokeVersion: k.Version.Name, static: map[*model.TypePair]bool{}}
+	kept := keptWalk{static: map[*model.TypePair]bool{}}
 	kept.walk(root, nil, nil, &s.SpokeOnly, &s.HubOnly, map[*model.TypePair]bool{})
 	for _, tp := range pr.order {
 		if tp.UserToHub != "" && !kept.static[tp] {
@@ -136,6 +138,7 @@ func (b *builder) spoke(k, hub *model.Kind) (*model.Spoke, error) {
 type pairer struct {
 	spokePkg, hubPkg string
 	hub              string // the hub version's Go name, "V1"
+	hubVersion       string // and its name, "v1", for messages
 	pairs            map[string]*model.TypePair
 	order            []*model.TypePair
 }
@@ -162,7 +165,7 @@ func (pr *pairer) pair(spoke, hub *typegraph.Type, root bool) (*model.TypePair, 
 		hubFields[m.Name] = m
 	}
 	spokeFields := map[string]bool{}
-	hubVersion := lastElem(pr.hubPkg)
+	hubVersion := pr.hubVersion
 	for _, m := range sm {
 		spokeFields[m.Name] = true
 		if !ast.IsExported(m.Name) || root && isObjectMetaOrTypeMeta(m) {
@@ -200,10 +203,8 @@ func (pr *pairer) qualifier(pkg string) string {
 	if pkg == pr.spokePkg {
 		return ""
 	}
-	return lastElem(pkg)
+	return path.Base(pkg)
 }
-
-func lastElem(pkg string) string { return pkg[strings.LastIndex(pkg, "/")+1:] }
 
 // field says how the spoke's field s converts to the hub's h, or nil
 // when the generated code cannot.
@@ -287,7 +288,6 @@ func isObjectMetaOrTypeMeta(m typegraph.Member) bool {
 // keptWalk finds the fields one version has and the other has not,
 // through struct fields and pointers from the kind.
 type keptWalk struct {
-	hubVersion, spokeVersion string
 	// static are the pairs reached that way.
 	static map[*model.TypePair]bool
 }
@@ -325,7 +325,7 @@ func (w *keptWalk) walk(tp *model.TypePair, spokeSteps, hubSteps []*model.KeptSt
 				name = m.Name // an inlined struct only one version has
 			}
 			step := &model.KeptStep{Name: m.Name, Path: joinPath(side.steps, name)}
-			steps := append(append([]*model.KeptStep(nil), side.steps...), step)
+			steps := extend(side.steps, step)
 			*side.out = append(*side.out, &model.KeptField{Path: step.Path, Steps: steps})
 		}
 	}
@@ -341,7 +341,7 @@ func (w *keptWalk) walk(tp *model.TypePair, spokeSteps, hubSteps []*model.KeptSt
 		ptr := fc.Converts == model.Pointer
 		sStep := &model.KeptStep{Name: fc.Name, Path: joinPath(spokeSteps, sName), Pointer: ptr, Elem: fc.Pair.Spoke}
 		hStep := &model.KeptStep{Name: fc.Name, Path: joinPath(hubSteps, hName), Pointer: ptr, Elem: fc.Pair.Hub}
-		w.walk(fc.Pair, append(append([]*model.KeptStep(nil), spokeSteps...), sStep), append(append([]*model.KeptStep(nil), hubSteps...), hStep), spokeOnly, hubOnly, onPath)
+		w.walk(fc.Pair, extend(spokeSteps, sStep), extend(hubSteps, hStep), spokeOnly, hubOnly, onPath)
 	}
 }
 
@@ -370,6 +370,12 @@ func jsonName(m typegraph.Member) (string, bool) {
 		return "", m.Type.Kind == typegraph.Struct || m.Type.Kind == typegraph.Pointer
 	}
 	return m.Name, true
+}
+
+// extend is steps and then step, in a slice of its own: the walk's
+// branches must not share one.
+func extend(steps []*model.KeptStep, step *model.KeptStep) []*model.KeptStep {
+	return append(slices.Clip(steps), step)
 }
 
 func joinPath(steps []*model.KeptStep, name string) string {

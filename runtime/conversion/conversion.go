@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -54,11 +55,7 @@ func Take(meta *metav1.ObjectMeta, version string) (KeptFields, error) {
 	if !ok {
 		return nil, nil
 	}
-	meta.Annotations = maps.Clone(meta.Annotations)
-	delete(meta.Annotations, key)
-	if len(meta.Annotations) == 0 {
-		meta.Annotations = nil
-	}
+	remove(meta, key)
 	var kept KeptFields
 	if err := json.Unmarshal([]byte(value), &kept); err != nil {
 		return nil, fmt.Errorf("annotation %s: %w", key, err)
@@ -101,7 +98,7 @@ func (k KeptFields) Restore(path string, ptr any) error {
 // so that a converter allocates the pointers on the way to it.
 func (k KeptFields) Has(prefix string) bool {
 	for path := range k {
-		if len(path) > len(prefix) && path[:len(prefix)] == prefix && path[len(prefix)] == '.' {
+		if strings.HasPrefix(path, prefix+".") {
 			return true
 		}
 	}
@@ -114,11 +111,7 @@ func Put(meta *metav1.ObjectMeta, version string, kept KeptFields) error {
 	key := AnnotationPrefix + version
 	if len(kept) == 0 {
 		if _, ok := meta.Annotations[key]; ok {
-			meta.Annotations = maps.Clone(meta.Annotations)
-			delete(meta.Annotations, key)
-			if len(meta.Annotations) == 0 {
-				meta.Annotations = nil
-			}
+			remove(meta, key)
 		}
 		return nil
 	}
@@ -132,6 +125,16 @@ func Put(meta *metav1.ObjectMeta, version string, kept KeptFields) error {
 	}
 	meta.Annotations[key] = string(value)
 	return nil
+}
+
+// remove deletes the annotation key from a copy of meta's annotations; no
+// annotations left is nil, as a decoded object without any has.
+func remove(meta *metav1.ObjectMeta, key string) {
+	meta.Annotations = maps.Clone(meta.Annotations)
+	delete(meta.Annotations, key)
+	if len(meta.Annotations) == 0 {
+		meta.Annotations = nil
+	}
 }
 
 // WrongHub is the error of a ConvertTo or ConvertFrom given a hub of
