@@ -174,18 +174,44 @@ func asConvertible(obj runtime.Object) (Convertible, bool) {
 		return c, true
 	}
 	v := reflect.ValueOf(obj)
-	to, from := v.MethodByName("ConvertTo"), v.MethodByName("ConvertFrom")
-	if !to.IsValid() || !from.IsValid() || !takesHub(to.Type()) || !takesHub(from.Type()) {
+	m := foreignMethodsOf(v.Type())
+	if !m.ok {
 		return nil, false
 	}
-	return foreignConvertible{obj, to, from}, true
+	return foreignConvertible{obj, v.Method(m.to), v.Method(m.from)}, true
+}
+
+// foreignMethods are the indexes of a type's ConvertTo and ConvertFrom
+// taking another package's Hub; ok is false for a type without them.
+type foreignMethods struct {
+	to, from int
+	ok       bool
+}
+
+// foreignMethodsByType caches foreignMethodsOf: it is asked for every
+// object converted.
+var foreignMethodsByType sync.Map // reflect.Type → foreignMethods
+
+func foreignMethodsOf(t reflect.Type) foreignMethods {
+	if m, ok := foreignMethodsByType.Load(t); ok {
+		return m.(foreignMethods)
+	}
+	var m foreignMethods
+	to, okTo := t.MethodByName("ConvertTo")
+	from, okFrom := t.MethodByName("ConvertFrom")
+	if okTo && okFrom && takesHub(to.Type) && takesHub(from.Type) {
+		m = foreignMethods{to: to.Index, from: from.Index, ok: true}
+	}
+	foreignMethodsByType.Store(t, m)
+	return m
 }
 
 var errorType = reflect.TypeFor[error]()
 
-// takesHub reports whether a method is func(<interface>) error.
+// takesHub reports whether a method's type, receiver first, is
+// func(<receiver>, <interface>) error.
 func takesHub(t reflect.Type) bool {
-	return t.NumIn() == 1 && t.In(0).Kind() == reflect.Interface && t.NumOut() == 1 && t.Out(0) == errorType
+	return t.NumIn() == 2 && t.In(1).Kind() == reflect.Interface && t.NumOut() == 1 && t.Out(0) == errorType
 }
 
 // foreignConvertible calls ConvertTo and ConvertFrom methods declared
