@@ -19,11 +19,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
 
 	crddemov1 "github.com/ctrlgen/ctrlgen/examples/mydemo/apis/crddemo/v1"
 	"github.com/ctrlgen/ctrlgen/examples/mydemo/controllers/mydemo"
@@ -72,41 +69,13 @@ func installMydemoCRD(t *testing.T, e *testenv.Env) {
 	mydemoCRDOnce.done = true
 }
 
-// createCRD creates the CRD in file (an existing one is kept) and waits
-// until it is Established.
+// createCRD installs the CRD in file with testenv and waits until it is
+// Established.
 func createCRD(t *testing.T, e *testenv.Env, file string) {
 	t.Helper()
-	ctx := context.Background()
-	raw, err := os.ReadFile(file)
-	if err != nil {
+	if err := e.InstallCRDs(context.Background(), file); err != nil {
 		t.Fatal(err)
 	}
-	crd := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(raw, &crd.Object); err != nil {
-		t.Fatalf("decoding %s: %v", file, err)
-	}
-	dyn, err := dynamic.NewForConfig(e.Config())
-	if err != nil {
-		t.Fatal(err)
-	}
-	crds := dyn.Resource(crdGVR)
-	if _, err := crds.Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-		t.Fatalf("creating the CRD of %s: %v", file, err)
-	}
-	eventually(t, time.Minute, file+" to be Established", func() (bool, string) {
-		got, err := crds.Get(ctx, crd.GetName(), metav1.GetOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		conds, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
-		for _, c := range conds {
-			c, _ := c.(map[string]any)
-			if c["type"] == "Established" && c["status"] == "True" {
-				return true, ""
-			}
-		}
-		return false, fmt.Sprintf("conditions %v", conds)
-	})
 }
 
 var gcKnowsMydemos struct {
