@@ -12,13 +12,14 @@ build:
 	for m in $(RUNTIME_MODULES); do (cd $$m && $(GO) build ./...); done
 
 # The local control plane (etcd, kube-apiserver, kube-controller-manager from
-# k8s.io/kubernetes) as one binary in .cache/bin. Minutes the first time,
-# about a second when up to date.
+# k8s.io/kubernetes) as one binary, built by testenv in the user cache
+# directory (see docs/testing.md). Minutes the first time, a few seconds when
+# up to date.
 controlplane:
 	$(GO) run ./testenv/cmd/testenv --build-only
 
 # Every test: the main module with the race detector (the end-to-end tests
-# start the control plane), the control plane module, then the bench
+# start the control plane), the control plane's code, then the bench
 # module's own tests (its benchmarks are `make bench`).
 test: controlplane verify test-unit test-controlplane test-bench-module
 
@@ -32,10 +33,11 @@ test-unit:
 	$(GO) test -race -count=1 -timeout 40m ./...
 	for m in $(RUNTIME_MODULES); do (cd $$m && $(GO) test -race -count=1 -timeout 10m ./...); done
 
-# With the settings testenv builds the binary with, so that vet reuses that
+# Vets the control plane's module (embedded in testenv) where testenv writes
+# and builds it, with the settings it builds with, so that vet reuses that
 # build's compiled packages instead of compiling k8s.io/kubernetes again.
 test-controlplane:
-	cd controlplane && CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOWORK=off $(GO) vet ./...
+	dir="$$($(GO) run ./testenv/cmd/testenv --module-dir)" && cd "$$dir" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOWORK=off $(GO) vet ./...
 
 test-bench-module:
 	@if [ -f bench/go.mod ]; then cd bench && $(GO) vet ./... && $(GO) test -count=1 -timeout 60m ./...; fi

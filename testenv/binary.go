@@ -16,7 +16,8 @@ import (
 )
 
 // BinaryEnvVar names the environment variable that overrides where the
-// control-plane binary is built (default: <repo>/.cache/bin/ctrlplane).
+// control-plane binary is built (default: in the user cache directory; see
+// BuildBinary).
 const BinaryEnvVar = "CTRLGEN_CONTROLPLANE_BIN"
 
 // buildMu serializes builds within this process; buildLock (a file lock)
@@ -24,19 +25,40 @@ const BinaryEnvVar = "CTRLGEN_CONTROLPLANE_BIN"
 var buildMu sync.Mutex
 
 // BuildBinary builds the multi-call control-plane binary (etcd,
-// kube-apiserver, kube-controller-manager) from the controlplane module and
-// returns its path. The path is $CTRLGEN_CONTROLPLANE_BIN if set, else
-// <repo>/.cache/bin/ctrlplane.
+// kube-apiserver, kube-controller-manager) and returns its path.
+//
+// The control plane's Go module is embedded in this package. BuildBinary
+// writes it to <user cache dir>/ctrlgen/controlplane/<key>, where the key
+// is its Kubernetes version and a hash of its files (e.g.
+// ~/.cache/ctrlgen/controlplane/v1.37.0-0123456789ab on Linux), and builds
+// it there with the go command, from the module proxy like any module,
+// into bin/ctrlplane. If $CTRLGEN_CONTROLPLANE_BIN is set, the binary is
+// built there instead, and the module is written to <that path>.src/<key>.
 //
 // It always runs `go build`, holding a file lock next to the binary: Go's
 // build cache and its up-to-date check on the output file make that a quick
-// no-op (a second or two) when nothing changed, and a rebuild when the
-// controlplane module or the toolchain did. The first build compiles the
-// whole k8s.io/kubernetes dependency tree and takes several minutes.
+// no-op (a second or two) when nothing changed. The first build compiles the
+// whole k8s.io/kubernetes dependency tree and takes several minutes; a new
+// directory (another key, another user cache) whose packages are in the
+// build cache takes a link step, some seconds.
 //
 // logf, if not nil, receives progress messages (e.g. that a build is running).
 func BuildBinary(ctx context.Context, logf func(format string, args ...any)) (string, error) {
 	return buildBinary(ctx, logf, "")
+}
+
+// ModuleDir writes the control plane's Go module where BuildBinary builds
+// it, unless it is there already, and returns its directory: to run, e.g.,
+// go vet there. With the environment BuildBinary builds with
+// (CGO_ENABLED=0 GOFLAGS=-buildvcs=false GOWORK=off) the go command reuses
+// that build's compiled packages.
+func ModuleDir(ctx context.Context) (string, error) {
+	m, err := lockModule(ctx)
+	if err != nil {
+		return "", err
+	}
+	m.unlock()
+	return m.dir, nil
 }
 
 // buildBinary is BuildBinary; if snapshot is not empty, it also links (or
@@ -45,118 +67,139 @@ func buildBinary(ctx context.Context, logf func(format string, args ...any), sna
 	if logf == nil {
 		logf = func(string, ...any) {}
 	}
-	srcDir, err := controlplaneDir()
+	m, err := lockModule(ctx)
 	if err != nil {
 		return "", err
 	}
-	bin := os.Getenv(BinaryEnvVar)
-	if bin == "" {
-		bin = filepath.Join(filepath.Dir(srcDir), ".cache", "bin", "ctrlplane")
-	}
-	bin, err = filepath.Abs(bin)
-	if err != nil {
-		return "", err
-	}
-	ldflags, err := versionLDFlags(filepath.Join(srcDir, "go.mod"))
-	if err != nil {
-		return "", err
-	}
-
-	buildMu.Lock()
-	defer buildMu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
-		return "", err
-	}
-	unlock, err := lockFile(ctx, bin+".lock")
-	if err != nil {
-		return "", fmt.Errorf("testenv: locking %s.lock: %w", bin, err)
-	}
-	defer unlock()
+	defer m.unlock()
 
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	cmd := exec.CommandContext(ctx, goTool, "build", "-o", bin, "-ldflags", ldflags, "./cmd/ctrlplane")
-	cmd.Dir = srcDir
+	cmd := exec.CommandContext(ctx, goTool, "build", "-o", m.bin, "-ldflags", m.ldflags, ".")
+	cmd.Dir = m.dir
 	// Fixed settings, so every caller (tests, make, the testenv command) hits
 	// the same build cache entries: a static binary like upstream's release
-	// builds; no VCS stamping (it would relink whenever the work tree
-	// changes); the controlplane module on its own, outside any go.work.
+	// builds; no VCS stamping; the module on its own, outside any go.work.
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=false", "GOWORK=off")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	slow := time.AfterFunc(5*time.Second, func() {
-		logf("testenv: building %s (the first build takes several minutes)", bin)
+		logf("testenv: building %s (the first build takes several minutes)", m.bin)
 	})
 	err = cmd.Run()
 	slow.Stop()
 	if err != nil {
-		return "", fmt.Errorf("testenv: building the control plane (go build in %s): %w\n%s", srcDir, err, out.Bytes())
+		return "", fmt.Errorf("testenv: building the control plane (go build in %s): %w\n%s", m.dir, err, out.Bytes())
 	}
 	if d := time.Since(start); d > 5*time.Second {
-		logf("testenv: built %s in %v", bin, d.Round(time.Second))
+		logf("testenv: built %s in %v", m.bin, d.Round(time.Second))
 	}
 	if snapshot != "" {
-		if err := snapshotBinary(bin, snapshot); err != nil {
+		if err := snapshotBinary(m.bin, snapshot); err != nil {
 			return "", fmt.Errorf("testenv: copying the control-plane binary: %w", err)
 		}
 	}
-	return bin, nil
+	return m.bin, nil
 }
 
-// controlplaneDir finds the controlplane module: next to this source file's
-// package (repo/testenv → repo/controlplane), else relative to the main
-// module of the current directory.
-func controlplaneDir() (string, error) {
-	var tried []string
-	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		d := filepath.Join(filepath.Dir(filepath.Dir(file)), "controlplane")
-		if isFile(filepath.Join(d, "go.mod")) {
-			return d, nil
-		}
-		tried = append(tried, d)
+// module is the control plane module written out, under the build lock.
+type module struct {
+	dir     string // the module
+	bin     string // the binary built from it
+	ldflags string
+	unlock  func()
+}
+
+// lockModule takes the build lock of the module's binary and writes the
+// module; the caller must call unlock.
+func lockModule(ctx context.Context) (*module, error) {
+	files, err := controlplaneModule()
+	if err != nil {
+		return nil, err
 	}
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if gomod := strings.TrimSpace(string(out)); err == nil && gomod != "" && gomod != os.DevNull {
-		d := filepath.Join(filepath.Dir(gomod), "controlplane")
-		if isFile(filepath.Join(d, "go.mod")) {
-			return d, nil
-		}
-		tried = append(tried, d)
+	key, err := moduleKey(files)
+	if err != nil {
+		return nil, err
 	}
-	return "", fmt.Errorf("testenv: cannot find the controlplane module (tried %s); set Options.Binary to a prebuilt ctrlplane binary", strings.Join(tried, ", "))
+	m := &module{}
+	if m.dir, m.bin, err = buildPaths(key); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if f.name == "go.mod" {
+			if m.ldflags, err = versionLDFlags(f.data); err != nil {
+				return nil, err
+			}
+		}
+	}
+
+	buildMu.Lock()
+	if err := os.MkdirAll(filepath.Dir(m.bin), 0o755); err != nil {
+		buildMu.Unlock()
+		return nil, err
+	}
+	unlock, err := lockFile(ctx, m.bin+".lock")
+	if err != nil {
+		buildMu.Unlock()
+		return nil, fmt.Errorf("testenv: locking %s.lock: %w", m.bin, err)
+	}
+	m.unlock = func() { unlock(); buildMu.Unlock() }
+	if err := writeModule(m.dir, files); err != nil {
+		m.unlock()
+		return nil, err
+	}
+	return m, nil
+}
+
+// buildPaths returns the directory the module with this key is written to
+// and the binary built from it; see BuildBinary.
+func buildPaths(key string) (dir, bin string, err error) {
+	if bin := os.Getenv(BinaryEnvVar); bin != "" {
+		bin, err := filepath.Abs(bin)
+		if err != nil {
+			return "", "", err
+		}
+		return filepath.Join(bin+".src", key), bin, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", "", fmt.Errorf("testenv: no user cache directory to build the control plane in (%v): set XDG_CACHE_HOME or HOME, or set %s to the path of the binary to build, or Options.Binary to a built one", err, BinaryEnvVar)
+	}
+	dir = filepath.Join(cache, "ctrlgen", "controlplane", key)
+	return dir, filepath.Join(dir, "bin", "ctrlplane"), nil
 }
 
 var kubernetesVersionRE = regexp.MustCompile(`(?m)^\s*(?:require\s+)?k8s\.io/kubernetes\s+v(\d+)\.(\d+)\.(\d+)\S*`)
 
+// kubernetesVersion returns the major, minor and patch version of the
+// k8s.io/kubernetes requirement in the go.mod file gomod.
+func kubernetesVersion(gomod []byte) ([3]string, error) {
+	m := kubernetesVersionRE.FindSubmatch(gomod)
+	if m == nil {
+		return [3]string{}, fmt.Errorf("testenv: no k8s.io/kubernetes requirement in the control plane's go.mod")
+	}
+	return [3]string{string(m[1]), string(m[2]), string(m[3])}, nil
+}
+
 // versionLDFlags stamps the binary like upstream release builds do, so that
 // /version reports the real Kubernetes version instead of v0.0.0-master.
 // -s -w drop the symbol table and DWARF: a smaller binary and a faster link.
-func versionLDFlags(gomod string) (string, error) {
-	data, err := os.ReadFile(gomod)
+func versionLDFlags(gomod []byte) (string, error) {
+	v, err := kubernetesVersion(gomod)
 	if err != nil {
 		return "", err
 	}
-	m := kubernetesVersionRE.FindSubmatch(data)
-	if m == nil {
-		return "", fmt.Errorf("testenv: no k8s.io/kubernetes requirement in %s", gomod)
-	}
-	major, minor, patch := string(m[1]), string(m[2]), string(m[3])
 	const pkg = "k8s.io/component-base/version"
 	return strings.Join([]string{
 		"-s", "-w",
-		"-X", pkg + ".gitVersion=v" + major + "." + minor + "." + patch,
-		"-X", pkg + ".gitMajor=" + major,
-		"-X", pkg + ".gitMinor=" + minor,
+		"-X", pkg + ".gitVersion=v" + strings.Join(v[:], "."),
+		"-X", pkg + ".gitMajor=" + v[0],
+		"-X", pkg + ".gitMinor=" + v[1],
 		"-X", pkg + ".gitTreeState=clean",
 	}, " "), nil
-}
-
-func isFile(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // snapshotBinary gives this environment its own immutable copy of the binary

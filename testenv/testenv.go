@@ -2,10 +2,11 @@
 // tests: etcd, kube-apiserver and kube-controller-manager (garbage collector
 // and namespace controllers), each a child process on 127.0.0.1.
 //
-// The three components are one multi-call binary built from the controlplane
-// module of this repository (k8s.io/kubernetes and an embedded etcd, built
-// from Go modules: nothing prebuilt is downloaded). The main module never
-// imports k8s.io/kubernetes; this package only builds and runs the binary.
+// The three components are one multi-call binary built from a Go module
+// embedded in this package (k8s.io/kubernetes and an embedded etcd, built
+// from the module proxy: nothing prebuilt is downloaded) in the user cache
+// directory; see BuildBinary. The main module never imports
+// k8s.io/kubernetes; this package only builds and runs the binary.
 //
 //	env, err := testenv.Start(ctx, testenv.Options{})
 //	if err != nil { ... }

@@ -7,7 +7,8 @@
 // stdout, and on SIGINT or SIGTERM stops everything and removes its files
 // (except the kubeconfig copy). It does the same when its parent process
 // exits: `go run` does not pass SIGTERM on to the program, it just dies.
-// With --build-only it just builds the binary.
+// With --build-only it just builds the binary; with --module-dir it writes
+// the control plane's Go module and prints its directory, for go vet.
 package main
 
 import (
@@ -31,9 +32,16 @@ func main() {
 		noKCM       = flag.Bool("no-controller-manager", false, "don't run kube-controller-manager")
 		noWatchCach = flag.Bool("disable-watch-cache", false, "run kube-apiserver with --watch-cache=false")
 		buildOnly   = flag.Bool("build-only", false, "build (or update) the control-plane binary, print its path and exit")
+		moduleDir   = flag.Bool("module-dir", false, "write the control plane's Go module (where the binary is built), print its directory and exit")
 	)
 	flag.Parse()
-	if err := run(*kubeconfig, *dir, *verbose, *noKCM, *noWatchCach, *buildOnly); err != nil {
+	var err error
+	if *moduleDir {
+		err = printModuleDir()
+	} else {
+		err = run(*kubeconfig, *dir, *verbose, *noKCM, *noWatchCach, *buildOnly)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "testenv:", err)
 		os.Exit(1)
 	}
@@ -88,6 +96,15 @@ func run(kubeconfig, dir string, verbose, noKCM, noWatchCache, buildOnly bool) e
 	stop() // a second signal kills us the default way
 	fmt.Fprintln(os.Stderr, "testenv: stopping")
 	return env.Stop()
+}
+
+func printModuleDir() error {
+	dir, err := testenv.ModuleDir(context.Background())
+	if err != nil {
+		return err
+	}
+	fmt.Println(dir)
+	return nil
 }
 
 func writeFile(path, content string) error {

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // Command ctrlplane is a multi-call binary holding a local Kubernetes control
 // plane for ctrlgen's end-to-end tests, so that the large k8s.io/kubernetes
 // dependency tree is compiled and linked only once:
