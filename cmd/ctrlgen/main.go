@@ -3,6 +3,11 @@
 // Kubernetes-style API packages in one pass.
 //
 //	ctrlgen [flags] PACKAGE...
+//
+// It also starts a project, as kubebuilder does:
+//
+//	ctrlgen init --domain DOMAIN --repo MODULE
+//	ctrlgen create api --group GROUP --version VERSION --kind KIND
 package main
 
 import (
@@ -13,13 +18,15 @@ import (
 	"runtime/debug"
 
 	"github.com/ctrlgen/ctrlgen"
+	"github.com/ctrlgen/ctrlgen/internal/scaffold"
 )
 
 func main() {
-	collectLessOften()
-	cfg, err := ctrlgen.ParseArgs(os.Args[1:], os.Stderr)
-	if err == nil {
-		err = ctrlgen.Run(cfg)
+	var err error
+	if scaffold.IsCommand(os.Args[1:]) {
+		err = scaffold.Main(os.Args[1:], ".", os.Stdout, os.Stderr)
+	} else {
+		err = generate()
 	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -27,6 +34,15 @@ func main() {
 		fmt.Fprintln(os.Stderr, "ctrlgen:", err)
 		os.Exit(1)
 	}
+}
+
+func generate() error {
+	collectLessOften()
+	cfg, err := ctrlgen.ParseArgs(os.Args[1:], os.Stderr)
+	if err != nil {
+		return err
+	}
+	return ctrlgen.Run(cfg)
 }
 
 // collectLessOften sets the garbage collector for a run of a fraction of
