@@ -3,8 +3,8 @@ module github.com/ctrlgen/ctrlgen
 go 1.26.0
 
 require (
-	github.com/ctrlgen/ctrlgen/runtime v0.0.0
-	github.com/ctrlgen/ctrlgen/runtime/manager v0.0.0
+	github.com/ctrlgen/ctrlgen/runtime v0.0.0-00010101000000-000000000000
+	github.com/ctrlgen/ctrlgen/runtime/manager v0.0.0-00010101000000-000000000000
 	github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2
 	github.com/prometheus/client_golang v1.24.0
 	golang.org/x/mod v0.37.0
@@ -76,6 +76,3 @@ require (
 	sigs.k8s.io/yaml v1.6.0
 )
 
-replace github.com/ctrlgen/ctrlgen/runtime => ./runtime
-
-replace github.com/ctrlgen/ctrlgen/runtime/manager => ./runtime/manager

@@ -3,7 +3,7 @@ module github.com/ctrlgen/ctrlgen/bench
 go 1.26.0
 
 require (
-	github.com/ctrlgen/ctrlgen v0.0.0
+	github.com/ctrlgen/ctrlgen v0.0.0-00010101000000-000000000000
 	github.com/kubernetes-csi/external-snapshotter/client/v8 v8.7.0
 	github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring v0.95.1
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
@@ -37,8 +37,8 @@ require (
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/ctrlgen/ctrlgen/runtime v0.0.0
-	github.com/ctrlgen/ctrlgen/runtime/manager v0.0.0
+	github.com/ctrlgen/ctrlgen/runtime v0.0.0-00010101000000-000000000000
+	github.com/ctrlgen/ctrlgen/runtime/manager v0.0.0-00010101000000-000000000000
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.3 // indirect
@@ -92,8 +92,6 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 )
 
-replace github.com/ctrlgen/ctrlgen => ../
-
 tool (
 	golang.org/x/perf/cmd/benchstat
 	k8s.io/code-generator/cmd/client-gen
@@ -104,6 +102,3 @@ tool (
 	sigs.k8s.io/controller-tools/cmd/controller-gen
 )
 
-replace github.com/ctrlgen/ctrlgen/runtime => ../runtime
-
-replace github.com/ctrlgen/ctrlgen/runtime/manager => ../runtime/manager

@@ -21,6 +21,7 @@ import (
 	ctrlgencrd "github.com/ctrlgen/ctrlgen/generators/crd"
 	"github.com/ctrlgen/ctrlgen/internal/crdschema"
 	"github.com/ctrlgen/ctrlgen/internal/loader"
+	"github.com/ctrlgen/ctrlgen/internal/testmod"
 	"github.com/ctrlgen/ctrlgen/internal/typegraph"
 )
 
@@ -271,8 +272,12 @@ func tempModule(t testing.TB, src, module string) string {
 		mod.WriteString("\t" + r.Mod.Path + " " + r.Mod.Version + "\n")
 	}
 	mod.WriteString(")\n")
-	for _, r := range bench.Replace {
-		mod.WriteString("\nreplace " + r.Old.Path + " => " + filepath.Join(benchDir, r.New.Path) + "\n")
+	replaces, err := testmod.Replaces(filepath.Join(benchDir, "go.work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range replaces {
+		mod.WriteString("\nreplace " + r + "\n")
 	}
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod.String()), 0o644); err != nil {
 		t.Fatal(err)

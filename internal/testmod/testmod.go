@@ -48,11 +48,13 @@ func New(t testing.TB, src, path string, requires ...string) string {
 		mod.WriteString("\t" + r + "\n")
 	}
 	mod.WriteString(")\n")
-	for _, r := range repo.Replace {
-		// The runtime's modules, at ./runtime and below.
-		mod.WriteString("\nreplace " + r.Old.Path + " => " + filepath.Join(root, r.New.Path) + "\n")
+	replaces, err := Replaces(filepath.Join(root, "go.work"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	mod.WriteString("\nreplace github.com/ctrlgen/ctrlgen => " + root + "\n")
+	for _, r := range replaces {
+		mod.WriteString("\nreplace " + r + "\n")
+	}
 	Write(t, filepath.Join(dir, "go.mod"), []byte(mod.String()))
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
@@ -60,6 +62,31 @@ func New(t testing.TB, src, path string, requires ...string) string {
 	}
 	Write(t, filepath.Join(dir, "go.sum"), sum)
 	return dir
+}
+
+// Replaces returns, as "<module> => <directory>" lines for a go.mod, the
+// replacements of the workspace file work (the repository's go.work), for
+// every version and with absolute directories: a module outside the
+// repository then builds ctrlgen and its runtime modules from this
+// checkout.
+func Replaces(work string) ([]string, error) {
+	data, err := os.ReadFile(work)
+	if err != nil {
+		return nil, err
+	}
+	wf, err := modfile.ParseWork(work, data, nil)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, r := range wf.Replace {
+		dir := r.New.Path
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(filepath.Dir(work), dir)
+		}
+		lines = append(lines, r.Old.Path+" => "+filepath.Clean(dir))
+	}
+	return lines, nil
 }
 
 // Download fetches, through the module proxy, what the module at dir needs

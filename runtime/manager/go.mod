@@ -3,7 +3,7 @@ module github.com/ctrlgen/ctrlgen/runtime/manager
 go 1.26.0
 
 require (
-	github.com/ctrlgen/ctrlgen/runtime v0.0.0
+	github.com/ctrlgen/ctrlgen/runtime v0.0.0-00010101000000-000000000000
 	github.com/prometheus/client_golang v1.24.0
 	github.com/prometheus/client_model v0.6.2
 	k8s.io/api v0.37.2
@@ -64,4 +64,3 @@ require (
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
 
-replace github.com/ctrlgen/ctrlgen/runtime => ../
