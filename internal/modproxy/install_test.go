@@ -2,8 +2,6 @@ package modproxy
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,7 +14,8 @@ import (
 // work tree as one (at a pseudo-version new for every run, so the module
 // cache never hands back an earlier run's files) and, in empty
 // directories with no replace and no go.work, uses ctrlgen as README.md
-// says: go run at a version, a tool line, the runtime modules required.
+// says: go run at a version, a tool line, the runtime modules required
+// at the version of the ctrlgen module.
 func TestInstallFromProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("packs the repository and builds ctrlgen from the module proxy")
@@ -24,7 +23,7 @@ func TestInstallFromProxy(t *testing.T) {
 	p := newProxy(t)
 
 	t.Run("go run at a version", func(t *testing.T) {
-		out := p.goCmd(t, t.TempDir(), "run", "github.com/ctrlgen/ctrlgen/cmd/ctrlgen@"+p.version, "--help")
+		out := p.goCmd(t, t.TempDir(), "run", "github.com/ctrlgen/ctrlgen/cmd/ctrlgen@"+p.Version, "--help")
 		if !strings.Contains(out, "-output-dir") {
 			t.Fatalf("ctrlgen --help did not list its flags:\n%s", out)
 		}
@@ -33,12 +32,12 @@ func TestInstallFromProxy(t *testing.T) {
 	t.Run("tool line", func(t *testing.T) {
 		dir := t.TempDir()
 		p.goCmd(t, dir, "mod", "init", "example.com/tooluser")
-		p.goCmd(t, dir, "get", "-tool", "github.com/ctrlgen/ctrlgen/cmd/ctrlgen@"+p.version)
+		p.goCmd(t, dir, "get", "-tool", "github.com/ctrlgen/ctrlgen/cmd/ctrlgen@"+p.Version)
 		// go mod tidy keeps a tool's module: a go:generate line that
 		// runs `go tool ctrlgen` survives it.
 		p.goCmd(t, dir, "mod", "tidy")
 		gomod := readFile(t, filepath.Join(dir, "go.mod"))
-		for _, want := range []string{"tool github.com/ctrlgen/ctrlgen/cmd/ctrlgen", "github.com/ctrlgen/ctrlgen " + p.version} {
+		for _, want := range []string{"tool github.com/ctrlgen/ctrlgen/cmd/ctrlgen", "github.com/ctrlgen/ctrlgen " + p.Version} {
 			if !strings.Contains(gomod, want) {
 				t.Errorf("go.mod lacks %q:\n%s", want, gomod)
 			}
@@ -66,49 +65,32 @@ func main() {
 }
 `)
 		// The runtime modules come at the ctrlgen module's own version.
-		p.goCmd(t, dir, "get", "github.com/ctrlgen/ctrlgen@"+p.version)
+		p.goCmd(t, dir, "get", "github.com/ctrlgen/ctrlgen@"+p.Version)
 		p.goCmd(t, dir, "mod", "tidy")
 		gomod := readFile(t, filepath.Join(dir, "go.mod"))
 		for _, m := range []string{"github.com/ctrlgen/ctrlgen", "github.com/ctrlgen/ctrlgen/runtime", "github.com/ctrlgen/ctrlgen/runtime/manager"} {
-			if !strings.Contains(gomod, m+" "+p.version) {
-				t.Errorf("go.mod does not require %s %s:\n%s", m, p.version, gomod)
+			if !strings.Contains(gomod, m+" "+p.Version) {
+				t.Errorf("go.mod does not require %s %s:\n%s", m, p.Version, gomod)
 			}
 		}
-		p.goCmd(t, dir, "build", "./...")
-		p.goCmd(t, dir, "vet", "./...")
+		// Building them is TestQuickStart's (internal/scaffold): the same
+		// minutes of compiling the runtime at a new version, once.
+		p.goCmd(t, dir, "list", "-deps", "./...")
 	})
 }
 
 // proxy is the work tree packed as a module proxy.
-type proxy struct {
-	version string
-	env     []string
-}
+type proxy struct{ *Local }
 
 func newProxy(t *testing.T) *proxy {
 	t.Helper()
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	version := "v0.0.0-" + time.Now().UTC().Format("20060102150405") + "-" + hex.EncodeToString(b[:])
-	dir := t.TempDir()
 	start := time.Now()
-	mods, err := Pack(repoRoot(t), version, dir)
+	l, err := PackLocal(repoRoot(t), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("packed %v at %s in %v", mods, version, time.Since(start).Round(time.Millisecond))
-	upstream, err := exec.Command("go", "env", "GOPROXY").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &proxy{version: version, env: append(os.Environ(),
-		"GOPROXY=file://"+filepath.ToSlash(dir)+","+strings.TrimSpace(string(upstream)),
-		"GONOSUMDB=github.com/ctrlgen", // a checksum database never saw these
-		"GOWORK=off",
-		"GOFLAGS=-buildvcs=false",
-	)}
+	t.Logf("packed %v at %s in %v", Published, l.Version, time.Since(start).Round(time.Millisecond))
+	return &proxy{l}
 }
 
 // goCmd runs the go command in dir through the proxy and returns its
@@ -116,7 +98,7 @@ func newProxy(t *testing.T) *proxy {
 func (p *proxy) goCmd(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("go", args...)
-	cmd.Dir, cmd.Env = dir, p.env
+	cmd.Dir, cmd.Env = dir, p.Env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()

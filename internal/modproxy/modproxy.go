@@ -11,6 +11,8 @@ package modproxy
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -66,6 +68,39 @@ func Pack(root, version, dir string) ([]string, error) {
 		packed = append(packed, m.Path)
 	}
 	return packed, nil
+}
+
+// A Local is the work tree packed into a module proxy directory, and the
+// environment under which the go command uses it.
+type Local struct {
+	Dir, Version string
+	// Env is os.Environ with GOPROXY reading Dir first (then the
+	// configured proxy, for everything else), no checksum database for
+	// ctrlgen's modules, and no workspace.
+	Env []string
+}
+
+// PackLocal packs the modules under root into dir at a pseudo-version new
+// to every call, so that the module cache never hands back an earlier
+// packing of the same version.
+func PackLocal(root, dir string) (*Local, error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	version := "v0.0.0-" + time.Now().UTC().Format("20060102150405") + "-" + hex.EncodeToString(b[:])
+	if _, err := Pack(root, version, dir); err != nil {
+		return nil, err
+	}
+	upstream, err := exec.Command("go", "env", "GOPROXY").Output()
+	if err != nil {
+		return nil, fmt.Errorf("go env GOPROXY: %w", err)
+	}
+	return &Local{Dir: dir, Version: version, Env: append(os.Environ(),
+		"GOPROXY=file://"+filepath.ToSlash(dir)+","+strings.TrimSpace(string(upstream)),
+		"GONOSUMDB=github.com/ctrlgen",
+		"GOWORK=off",
+	)}, nil
 }
 
 // releaseGoMod returns the go.mod at file with the requirements on
@@ -169,6 +204,11 @@ func writeModule(dir string, m module.Version, gomod []byte, files []zip.File) e
 		if err := os.WriteFile(filepath.Join(vdir, name), data, 0o644); err != nil {
 			return err
 		}
+	}
+	// A proxy answers @latest from .../@latest when its list holds no
+	// release version, as it does not for a pseudo-version.
+	if err := os.WriteFile(filepath.Join(filepath.Dir(vdir), "@latest"), info, 0o644); err != nil {
+		return err
 	}
 	list, err := os.OpenFile(filepath.Join(vdir, "list"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
