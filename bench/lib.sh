@@ -9,7 +9,7 @@
 # which finish moves to $out, the results file the script names. The
 # functions, in the order a script calls them:
 #
-#   build_controlplane  builds testenv's control plane binary if missing
+#   build_controlplane  builds (or updates) testenv's control plane binary
 #   profile_flags       sets the array profile from BENCH_PROFILE
 #   sample_load         samples the load average until finish
 #   versions NAME MOD   the header lines: the Go version, MOD's version
@@ -23,14 +23,11 @@ trap 'if [[ -n "$sampler" ]]; then kill "$sampler" 2>/dev/null || true; fi; rm -
 
 load() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
 
-# build_controlplane builds the control plane binary (testenv) unless it
-# is there, as the benchmark would: minutes the first time.
+# build_controlplane builds (or updates) testenv's control plane binary
+# before the benchmark, so that no build is in its time: minutes the first
+# time, seconds when it is up to date.
 build_controlplane() {
-	local bin="${CTRLGEN_CONTROLPLANE_BIN:-$(cd .. && pwd)/.cache/bin/ctrlplane}"
-	if [[ ! -x "$bin" ]]; then
-		echo "run.sh: building the control plane ($bin; minutes the first time)" >&2
-		(cd .. && go run ./testenv/cmd/testenv --build-only >/dev/null)
-	fi
+	(cd .. && go run ./testenv/cmd/testenv --build-only >/dev/null)
 }
 
 # profile_flags sets profile to the benchmark's -profile-dir flag with

@@ -20,7 +20,7 @@ import (
 // BuildBinary).
 const BinaryEnvVar = "CTRLGEN_CONTROLPLANE_BIN"
 
-// buildMu serializes builds within this process; buildLock (a file lock)
+// buildMu serializes builds within this process; lockFile (a file lock)
 // serializes them across processes, e.g. test packages run in parallel.
 var buildMu sync.Mutex
 
@@ -37,8 +37,8 @@ var buildMu sync.Mutex
 //
 // It always runs `go build`, holding a file lock next to the binary: Go's
 // build cache and its up-to-date check on the output file make that a quick
-// no-op (a second or two) when nothing changed. The first build compiles the
-// whole k8s.io/kubernetes dependency tree and takes several minutes; a new
+// no-op (a few seconds) when nothing changed. The first build compiles the
+// whole k8s.io/kubernetes dependency tree: about 30 CPU-minutes. A new
 // directory (another key, another user cache) whose packages are in the
 // build cache takes a link step, some seconds.
 //
@@ -87,7 +87,7 @@ func buildBinary(ctx context.Context, logf func(format string, args ...any), sna
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()
 	slow := time.AfterFunc(5*time.Second, func() {
-		logf("testenv: building %s (the first build takes several minutes)", m.bin)
+		logf("testenv: building %s (the first build compiles Kubernetes: about 30 CPU-minutes)", m.bin)
 	})
 	err = cmd.Run()
 	slow.Stop()

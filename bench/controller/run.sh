@@ -13,7 +13,7 @@
 # floor, and server-side apply's to update writes. See
 # bench/controller/README.md.
 #
-# The control plane binary is built first if it is missing (minutes the
+# The control plane binary is built (or updated) first (minutes the
 # first time). With N=5000 each run takes ~45 s on 2 cores (the timed span,
 # then deleting the namespace and waiting for the control plane to go
 # idle, at most 2 minutes): ~20 minutes for 3 rounds of the five, with the
