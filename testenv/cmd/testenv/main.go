@@ -2,6 +2,7 @@
 // kube-controller-manager) until it is interrupted:
 //
 //	go run ./testenv/cmd/testenv --kubeconfig /tmp/demo.kubeconfig
+//	go run github.com/ctrlgen/ctrlgen/testenv/cmd/testenv --crd-dir config/crd --kubeconfig local.kubeconfig
 //
 // It writes the admin kubeconfig to the --kubeconfig path, prints "ready" on
 // stdout, and on SIGINT or SIGTERM stops everything and removes its files
@@ -18,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -33,21 +35,32 @@ func main() {
 		noWatchCach = flag.Bool("disable-watch-cache", false, "run kube-apiserver with --watch-cache=false")
 		buildOnly   = flag.Bool("build-only", false, "build (or update) the control-plane binary, print its path and exit")
 		moduleDir   = flag.Bool("module-dir", false, "write the control plane's Go module (where the binary is built), print its directory and exit")
+		crdDirs     stringList
 	)
+	flag.Var(&crdDirs, "crd-dir", "install the CustomResourceDefinitions in this directory (a project's config/crd) and wait until they are Established; repeatable")
 	flag.Parse()
 	var err error
 	if *moduleDir {
 		err = printModuleDir()
 	} else {
-		err = run(*kubeconfig, *dir, *verbose, *noKCM, *noWatchCach, *buildOnly)
+		err = run(*kubeconfig, *dir, *verbose, *noKCM, *noWatchCach, *buildOnly, crdDirs)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "testenv:", err)
+		if !strings.HasPrefix(err.Error(), "testenv: ") {
+			err = fmt.Errorf("testenv: %w", err)
+		}
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, dir string, verbose, noKCM, noWatchCache, buildOnly bool) error {
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error { *l = append(*l, v); return nil }
+
+func run(kubeconfig, dir string, verbose, noKCM, noWatchCache, buildOnly bool, crdDirs []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	logf := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
@@ -66,7 +79,7 @@ func run(kubeconfig, dir string, verbose, noKCM, noWatchCache, buildOnly bool) e
 		return fmt.Errorf("--kubeconfig is required")
 	}
 
-	opts := testenv.Options{Dir: dir, DisableControllerManager: noKCM, DisableWatchCache: noWatchCache}
+	opts := testenv.Options{Dir: dir, DisableControllerManager: noKCM, DisableWatchCache: noWatchCache, CRDDirectoryPaths: crdDirs}
 	if verbose {
 		opts.Logs = os.Stderr
 	}
