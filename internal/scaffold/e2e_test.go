@@ -2,15 +2,14 @@ package scaffold_test
 
 import (
 	"fmt"
-	"go/version"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/mod/modfile"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/discovery"
@@ -20,71 +19,69 @@ import (
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/ctrlgen/ctrlgen/internal/modproxy"
 	"github.com/ctrlgen/ctrlgen/internal/testmod"
 	"github.com/ctrlgen/ctrlgen/testenv"
 )
 
-// quickStartVersion is the ctrlgen version the project requires: a
-// pseudo-version no proxy serves, which checkoutModules resolves to this
-// checkout.
-const quickStartVersion = "v0.0.0-20260101000000-000000000000"
-
-// TestQuickStart walks docs/quickstart.md in a new directory: ctrlgen init
-// and create api, make generate, go build, go vet and go test (the
-// scaffolded controller test starts a control plane and waits for a
-// reconcile); then config/default, built by kustomize, and the sample
-// pass a server-side dry-run create on a control plane of its own.
+// TestQuickStart runs README.md's quick start, command by command and
+// exactly as written, in an empty directory, with ctrlgen reached only
+// through a module proxy holding this work tree (its @latest); then the
+// project builds and vets, and config/default, built by kustomize, and the
+// sample pass a server-side dry-run create on a control plane.
 func TestQuickStart(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds ctrlgen, a project and its tests, and starts control planes")
+		t.Skip("packs ctrlgen as a module proxy, builds a project and its tests, and starts control planes")
 	}
 	root, err := filepath.Abs(testmod.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	project := filepath.Join(t.TempDir(), "guestbook")
-	if err := os.Mkdir(project, 0o755); err != nil {
-		t.Fatal(err)
+	commands := quickStart(t, filepath.Join(root, "README.md"))
+	if doc := quickStart(t, filepath.Join(root, "docs", "quickstart.md")); !slices.Equal(doc, commands) {
+		t.Errorf("docs/quickstart.md's commands differ from README.md's:\n%s\nvs\n%s", strings.Join(doc, "\n"), strings.Join(commands, "\n"))
 	}
-	ctrlgen := filepath.Join(t.TempDir(), "ctrlgen")
-	modules := checkoutModules(t, project, root, quickStartVersion)
 	var times []string
 	step := func(name string, f func()) {
 		t.Helper()
 		start := time.Now()
 		f()
-		times = append(times, fmt.Sprintf("%-34s %6.1fs", name, time.Since(start).Seconds()))
+		times = append(times, fmt.Sprintf("%-70s %6.1fs", name, time.Since(start).Seconds()))
 	}
 	defer func() { t.Logf("step times:\n%s", strings.Join(times, "\n")) }()
 
-	step("go build ./cmd/ctrlgen", func() { run(t, root, nil, "go", "build", "-o", ctrlgen, "./cmd/ctrlgen") })
-	step("ctrlgen init", func() {
-		run(t, project, modules.env, ctrlgen, append([]string{"init", "--domain", "example.com", "--repo", "example.com/guestbook",
-			"--ctrlgen-version", quickStartVersion}, modules.initFlags...)...)
-	})
-	step("ctrlgen create api", func() {
-		run(t, project, modules.env, ctrlgen, "create", "api", "--group", "webapp", "--version", "v1", "--kind", "Guestbook")
-	})
-	step("make generate", func() {
-		if _, err := exec.LookPath("make"); err != nil {
-			run(t, project, modules.env, "go", "generate", "./...")
-			return
+	var proxy *modproxy.Local
+	step("pack the work tree as a module proxy", func() {
+		if proxy, err = modproxy.PackLocal(root, t.TempDir()); err != nil {
+			t.Fatal(err)
 		}
-		run(t, project, modules.env, "make", "generate")
 	})
+	dir := t.TempDir()
+	cwdFile := filepath.Join(t.TempDir(), "cwd")
+	var out string
+	for _, c := range commands {
+		step(c, func() {
+			out = run(t, dir, proxy.Env, "bash", "-euo", "pipefail", "-c", "cd \"$0\"\n"+c+"\npwd >"+cwdFile, dir)
+			dir = strings.TrimSpace(testmod.Read(t, cwdFile))
+		})
+	}
+	project := dir
+	if !strings.Contains(out, "ok  \texample.com/guestbook/internal/controller/guestbook") {
+		t.Errorf("the last command (make test) did not pass the Guestbook controller's test:\n%s", out)
+	}
+	gomod := testmod.Read(t, filepath.Join(project, "go.mod"))
+	for _, m := range []string{"github.com/ctrlgen/ctrlgen", "github.com/ctrlgen/ctrlgen/runtime", "github.com/ctrlgen/ctrlgen/runtime/manager"} {
+		if !strings.Contains(gomod, m+" "+proxy.Version) {
+			t.Errorf("go.mod does not require %s at %s, the version init ran as:\n%s", m, proxy.Version, gomod)
+		}
+	}
 	for _, f := range []string{"internal/controller/guestbook/reconcile.go", "config/crd/webapp.example.com_guestbooks.yaml", "config/rbac/role.yaml"} {
 		if !testmod.Exists(filepath.Join(project, f)) {
 			t.Errorf("make generate wrote no %s", f)
 		}
 	}
-	step("go build ./...", func() { run(t, project, modules.env, "go", "build", "./...") })
-	step("go vet ./...", func() { run(t, project, modules.env, "go", "vet", "./...") })
-	step("go test ./...", func() {
-		out := run(t, project, modules.env, "go", "test", "-count=1", "-v", "./...")
-		if !strings.Contains(out, "--- PASS: TestGuestbookIsReconciled") {
-			t.Errorf("go test ran no TestGuestbookIsReconciled:\n%s", out)
-		}
-	})
+	step("go build ./...", func() { run(t, project, proxy.Env, "go", "build", "-o", os.DevNull, "./...") })
+	step("go vet ./...", func() { run(t, project, proxy.Env, "go", "vet", "./...") })
 
 	var objs, samples []*unstructured.Unstructured
 	step("kustomize build config/default", func() {
@@ -104,68 +101,21 @@ func TestQuickStart(t *testing.T) {
 	})
 }
 
-// modules is how a project reaches ctrlgen's modules.
-type modules struct {
-	env       []string // for every go command in the project
-	initFlags []string // for ctrlgen init
-}
-
-// checkoutModules makes the project at dir build with the checkout at
-// root: a go.work in dir that uses the project and the checkout's three
-// modules, and replaces every version of those modules that anything
-// requires (the project's version, and the placeholder the checkout's
-// modules require each other at) with their directories, as the version
-// of a workspace module that nothing serves must be; its go line is the
-// highest of theirs. go mod tidy reads no go.work, so init must not run
-// it.
-func checkoutModules(t *testing.T, dir, root, projectVersion string) modules {
+// quickStart returns the commands of the first ```sh block of the
+// Markdown file: its lines but blank ones and comments.
+func quickStart(t *testing.T, file string) []string {
 	t.Helper()
-	dirs := map[string]string{
-		"github.com/ctrlgen/ctrlgen":                 root,
-		"github.com/ctrlgen/ctrlgen/runtime":         filepath.Join(root, "runtime"),
-		"github.com/ctrlgen/ctrlgen/runtime/manager": filepath.Join(root, "runtime", "manager"),
+	_, block, ok := strings.Cut(testmod.Read(t, file), "\n```sh\n")
+	if block, _, ok = strings.Cut(block, "\n```"); !ok {
+		t.Fatalf("%s has no ```sh block", file)
 	}
-	work, err := modfile.ParseWork("go.work", nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	goVersion := "1.26.0"
-	if err := work.AddUse(dir, ""); err != nil {
-		t.Fatal(err)
-	}
-	for mod, modDir := range dirs {
-		if err := work.AddUse(modDir, ""); err != nil {
-			t.Fatal(err)
-		}
-		if err := work.AddReplace(mod, projectVersion, modDir, ""); err != nil {
-			t.Fatal(err)
-		}
-		data, err := os.ReadFile(filepath.Join(modDir, "go.mod"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := modfile.ParseLax("go.mod", data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f.Go != nil && version.Compare("go"+f.Go.Version, "go"+goVersion) > 0 {
-			goVersion = f.Go.Version
-		}
-		for _, r := range f.Require {
-			if d, ours := dirs[r.Mod.Path]; ours && r.Mod.Version != projectVersion {
-				if err := work.AddReplace(r.Mod.Path, r.Mod.Version, d, ""); err != nil {
-					t.Fatal(err)
-				}
-			}
+	var commands []string
+	for _, l := range strings.Split(block, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+			commands = append(commands, l)
 		}
 	}
-	if err := work.AddGoStmt(goVersion); err != nil {
-		t.Fatal(err)
-	}
-	work.SortBlocks()
-	gowork := filepath.Join(dir, "go.work")
-	testmod.Write(t, gowork, modfile.Format(work.Syntax))
-	return modules{env: []string{"GOWORK=" + gowork}, initFlags: []string{"--skip-tidy"}}
+	return commands
 }
 
 // run runs a command in dir with env added to the environment, failing t
