@@ -8,6 +8,7 @@
 //
 //	ctrlgen init --domain DOMAIN --repo MODULE
 //	ctrlgen create api --group GROUP --version VERSION --kind KIND
+//	ctrlgen create webhook --group GROUP --version VERSION --kind KIND --defaulting --programmatic-validation
 package main
 
 import (

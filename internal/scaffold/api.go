@@ -327,7 +327,7 @@ func marshalProject(p Project) ([]byte, error) {
 func readProject(fsys fs.FS) (*Project, error) {
 	b, err := fs.ReadFile(fsys, ProjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no %s file here: run create api at the root of a project that ctrlgen init wrote", ProjectFile)
+		return nil, fmt.Errorf("no %s file here: run ctrlgen create at the root of a project that ctrlgen init wrote", ProjectFile)
 	}
 	if err != nil {
 		return nil, err

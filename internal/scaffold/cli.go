@@ -20,7 +20,7 @@ func IsCommand(args []string) bool {
 	return len(args) > 0 && (args[0] == "init" || args[0] == "create")
 }
 
-// Main runs "init ..." or "create api ..." in dir. It returns
+// Main runs "init ...", "create api ..." or "create webhook ..." in dir. It returns
 // flag.ErrHelp after printing a subcommand's help.
 func Main(args []string, dir string, stdout, stderr io.Writer) error {
 	switch {
@@ -28,16 +28,21 @@ func Main(args []string, dir string, stdout, stderr io.Writer) error {
 		return runInit(args[1:], dir, stdout, stderr)
 	case len(args) > 1 && args[0] == "create" && args[1] == "api":
 		return runCreateAPI(args[2:], dir, stdout, stderr)
+	case len(args) > 1 && args[0] == "create" && args[1] == "webhook":
+		return runCreateWebhook(args[2:], dir, stdout, stderr)
 	case len(args) > 1 && args[0] == "create" && (args[1] == "-h" || args[1] == "-help" || args[1] == "--help"):
-		fmt.Fprintln(stderr, createUsage)
+		fmt.Fprintln(stderr, createUsage+"\n"+createWebhookUsage)
 		return flag.ErrHelp
 	case len(args) > 0 && args[0] == "create":
-		return fmt.Errorf("%s\n(ctrlgen has no create webhook: mark the kind +ctrlgen:webhook:...; see ctrlgen --markers)", createUsage)
+		return fmt.Errorf("%s\n%s", createUsage, createWebhookUsage)
 	}
 	return fmt.Errorf("unknown command %q", strings.Join(args, " "))
 }
 
-const createUsage = "usage: ctrlgen create api --group GROUP --version VERSION --kind KIND [flags]"
+const (
+	createUsage        = "usage: ctrlgen create api --group GROUP --version VERSION --kind KIND [flags]"
+	createWebhookUsage = "       ctrlgen create webhook --group GROUP --version VERSION --kind KIND [--defaulting] [--programmatic-validation] [--conversion]"
+)
 
 func runInit(args []string, dir string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("ctrlgen init", flag.ContinueOnError)
@@ -162,18 +167,86 @@ reconcile.go, yours to edit. Nothing is overwritten.
 	if err := Write(dir, files); err != nil {
 		return err
 	}
-	for _, f := range files {
-		verb := "wrote"
-		if f.Update {
-			verb = "updated"
-		}
-		fmt.Fprintln(stdout, verb, f.Path)
-	}
+	report(stdout, files)
 	if o.Controller {
 		fmt.Fprintf(stdout, "Next: make generate (ctrlgen writes %s: zz_generated.controller.go, and reconcile.go for you to edit), then make test\n",
 			filepath.ToSlash(filepath.Join(ControllersDir, strings.ToLower(o.Kind))))
 	} else {
 		fmt.Fprintln(stdout, "Next: make generate")
 	}
+	return nil
+}
+
+// report prints what files are: each written or updated, with what an
+// update of a file of the user's changes.
+func report(stdout io.Writer, files []File) {
+	for _, f := range files {
+		verb := "wrote"
+		if f.Update {
+			verb = "updated"
+		}
+		if f.Change != "" {
+			fmt.Fprintf(stdout, "%s %s: %s\n", verb, f.Path, f.Change)
+		} else {
+			fmt.Fprintln(stdout, verb, f.Path)
+		}
+	}
+}
+
+func runCreateWebhook(args []string, dir string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("ctrlgen create webhook", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, "usage: "+strings.TrimSpace(createWebhookUsage)+`
+
+Gives a kind of the project in the current directory (it must be in
+PROJECT: ctrlgen create api adds it) webhooks, as kubebuilder's create
+webhook. It changes, and reports, one line each of what is yours:
+  - the marker +ctrlgen:webhook:<defaulting,validation,conversion> on the
+    kind's type in api/<group>/<version>/<kind>_types.go, merged into the
+    one there if there is one; for --conversion also
+    +kubebuilder:storageversion, when no version of the kind has it: the
+    version given is then the hub the others convert through;
+  - cmd/main.go: --webhook-dir ../config/webhook on the go:generate line,
+    and <kind>webhook.Register(m) (webhooks.RegisterConversion(m) for
+    --conversion) with its import;
+  - config/default: ../webhook in its resources, and patches giving the
+    manager its webhook port and the prefixed names of its webhook Service
+    and certificates' Secret (new files manager_webhook_patch.yaml and
+    webhook_service_patch.yaml);
+  - for --conversion, config/crd/kustomization.yaml: the CRD's conversion
+    patch, and kustomizeconfig.yaml (new);
+  - PROJECT.
+The next make generate writes internal/webhooks/<kind>: webhook.go, once,
+yours to edit (Default, ValidateCreate, ...), and zz_generated.webhook.go;
+internal/webhooks/zz_generated.conversion.go; config/webhook. Nothing is
+overwritten, and run again it adds nothing twice.
+
+`)
+		fs.PrintDefaults()
+	}
+	var o WebhookOptions
+	fs.StringVar(&o.Group, "group", "", "API group of the kind, without the domain (required)")
+	fs.StringVar(&o.Version, "version", "", "API version of the kind, e.g. v1 (required); with --conversion and no storage version yet, the hub")
+	fs.StringVar(&o.Kind, "kind", "", "the kind, e.g. Guestbook (required)")
+	fs.BoolVar(&o.Defaulting, "defaulting", false, "a mutating webhook: Default(ctx, obj)")
+	fs.BoolVar(&o.Validation, "programmatic-validation", false, "a validating webhook: ValidateCreate, ValidateUpdate, ValidateDelete")
+	fs.BoolVar(&o.Conversion, "conversion", false, "the CRD's conversion webhook, between the kind's versions through the storage version; needs a second version (create api) and --defaulting or --programmatic-validation on some kind of the project")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("create webhook takes no arguments, only flags; got %q", fs.Args())
+	}
+	files, err := CreateWebhook(os.DirFS(dir), o)
+	if err != nil {
+		return err
+	}
+	if err := Write(dir, files); err != nil {
+		return err
+	}
+	report(stdout, files)
+	fmt.Fprintf(stdout, "Next: make generate (ctrlgen writes %s/%s: webhook.go, once, for you to edit, and zz_generated.webhook.go; and %s), then make test\n",
+		WebhooksDir, strings.ToLower(o.Kind), WebhookDir)
 	return nil
 }

@@ -35,6 +35,13 @@ const (
 	CRDDir         = "config/crd"
 	RBACDir        = "config/rbac"
 	SamplesDir     = "config/samples"
+	DefaultDir     = "config/default"
+	// WebhookDir is where ctrlgen writes the webhook configurations and
+	// their Service (--webhook-dir); WebhooksDir is where it writes a
+	// package per +ctrlgen:webhook kind: next to ControllersDir, as
+	// ctrlgen places it (it has no flag for it).
+	WebhookDir  = "config/webhook"
+	WebhooksDir = "internal/webhooks"
 )
 
 // Layout names this package's layout in PROJECT, so that a later ctrlgen
@@ -49,6 +56,14 @@ const (
 	registerPoint = "// ctrlgen:scaffold:register"
 	crdsPoint     = "# ctrlgen:scaffold:crds"
 	samplesPoint  = "# ctrlgen:scaffold:samples"
+	// create webhook's: in cmd/main.go after the manager m exists, in
+	// config/default's resources and patches, in config/crd's patches and
+	// before where its configurations go.
+	webhooksPoint          = "// ctrlgen:scaffold:webhooks"
+	resourcesPoint         = "# ctrlgen:scaffold:resources"
+	patchesPoint           = "# ctrlgen:scaffold:patches"
+	crdPatchesPoint        = "# ctrlgen:scaffold:crdpatches"
+	crdConfigurationsPoint = "# ctrlgen:scaffold:crdconfigurations"
 )
 
 // File is a file for Write: Path is relative to the project root, with
@@ -59,6 +74,9 @@ type File struct {
 	Path    string
 	Content []byte
 	Update  bool
+	// Change says what an update changes, for the command's report, when
+	// the file is the user's: "+ctrlgen:webhook:defaulting".
+	Change string
 }
 
 // CtrlgenModule is ctrlgen's module; the runtime's modules are
@@ -97,6 +115,15 @@ type Resource struct {
 	Namespaced bool   `yaml:"namespaced"`
 	Controller bool   `yaml:"controller"`
 	Path       string `yaml:"path"` // the API package's import path
+	// Webhooks are what create webhook asked for.
+	Webhooks *Webhooks `yaml:"webhooks,omitempty"`
+}
+
+// Webhooks are a kind's webhooks, as kubebuilder's PROJECT has them.
+type Webhooks struct {
+	Defaulting bool `yaml:"defaulting,omitempty"`
+	Validation bool `yaml:"validation,omitempty"`
+	Conversion bool `yaml:"conversion,omitempty"`
 }
 
 var (

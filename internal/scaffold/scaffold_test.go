@@ -103,8 +103,9 @@ func TestInit(t *testing.T) {
 	mustContain(t, got["cmd/main.go"],
 		"//go:generate go tool ctrlgen --output-dir ../pkg/generated --controllers-dir ../internal/controller --crd-dir ../config/crd --rbac-dir ../config/rbac ../api/...\n",
 		"\t// ctrlgen:scaffold:imports\n", "\t// ctrlgen:scaffold:register\n", "manager.DefaultOptions()", "opts.AddFlags(flag.CommandLine)",
-		`opts.LeaderElectionID = "guestbook.my.domain"`, "RunWithSignals")
-	mustContain(t, got["config/default/kustomization.yaml"], "namespace: guestbook-system\n", "namePrefix: guestbook-\n", "- ../crd\n", "- ../rbac\n", "- ../manager\n", "- metrics_service.yaml\n")
+		`opts.LeaderElectionID = "guestbook.my.domain"`, "\tm := manager.New(opts)\n", "\t// ctrlgen:scaffold:webhooks\n", "m.RunWithSignals(")
+	mustContain(t, got["config/default/kustomization.yaml"], "namespace: guestbook-system\n", "namePrefix: guestbook-\n", "- ../crd\n", "- ../rbac\n", "- ../manager\n", "- metrics_service.yaml\n", "# ctrlgen:scaffold:resources\n", "patches:\n# ctrlgen:scaffold:patches\n")
+	mustContain(t, got["config/crd/kustomization.yaml"], "resources:\n# ctrlgen:scaffold:crds\n", "patches:\n# ctrlgen:scaffold:crdpatches\n# ctrlgen:scaffold:crdconfigurations\n")
 	mustContain(t, got["Makefile"], "\ngenerate:", "\nmanifests: generate", "\ntest:", "\tgo test ./...", "\nbuild:", "\nrun:", "\tgo run ./cmd",
 		"\ninstall:", "apply --server-side -k config/crd", "\nuninstall:", "\ndeploy:", "-k config/default", "\nundeploy:", "\ndocker-build:", "\ndocker-push:", "IMG ?=")
 	mustContain(t, got["Dockerfile"], "FROM golang:1.26 AS builder", "gcr.io/distroless/static:nonroot", "./cmd")
@@ -394,8 +395,12 @@ func TestMainCommands(t *testing.T) {
 			t.Errorf("%q: %v\n%s", args, err, stderr.String())
 		}
 	}
-	if err := scaffold.Main([]string{"create", "webhook"}, t.TempDir(), io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "usage: ctrlgen create api") {
-		t.Errorf("create webhook: %v", err)
+	var stderr bytes.Buffer
+	if err := scaffold.Main([]string{"create", "webhook", "--help"}, t.TempDir(), io.Discard, &stderr); !errors.Is(err, flag.ErrHelp) || !strings.Contains(stderr.String(), "usage: ctrlgen create webhook --group GROUP --version VERSION --kind KIND") {
+		t.Errorf("create webhook --help: %v\n%s", err, stderr.String())
+	}
+	if err := scaffold.Main([]string{"create", "controller"}, t.TempDir(), io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "usage: ctrlgen create api") || !strings.Contains(err.Error(), "ctrlgen create webhook") {
+		t.Errorf("create controller: %v", err)
 	}
 	// A test binary has no module version.
 	err := scaffold.Main([]string{"init", "--domain", "my.domain", "--repo", "my.domain/guestbook"}, t.TempDir(), io.Discard, io.Discard)
