@@ -4,7 +4,9 @@ import (
 	"io"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -193,6 +195,11 @@ func TestCreateWebhookRefuses(t *testing.T) {
 	dir := newProject(t)
 	createAPI(t, dir, scaffold.APIOptions{Group: "webapp", Version: "v1", Kind: "Guestbook", Resource: true, Controller: true})
 	createAPI(t, dir, scaffold.APIOptions{Group: "webapp", Version: "v2", Kind: "Guestbook", Resource: true})
+	// The versions differ, or they would need no conversion; and ctrlgen
+	// (this checkout) then writes a guestbook_conversion.go that imports
+	// the hub and declares nothing, which does not compile.
+	v2 := filepath.Join(dir, "api/webapp/v2/guestbook_types.go")
+	testmod.Write(t, v2, []byte(strings.Replace(read(t, dir, "api/webapp/v2/guestbook_types.go"), "Foo string `json:\"foo,omitempty\"`", "Bar string `json:\"bar,omitempty\"`", 1)))
 	createWebhook(t, dir, scaffold.WebhookOptions{Group: "webapp", Version: "v2", Kind: "Guestbook", Defaulting: true})
 	before := map[string]string{}
 	for _, name := range []string{"api/webapp/v1/guestbook_types.go", "cmd/main.go", "PROJECT"} {
@@ -403,4 +410,99 @@ func checkDeploy(t *testing.T, dir string, conversion bool) {
 	if len(target) != 1 || target[0].(map[string]any)["targetPort"] != int64(9443) {
 		t.Errorf("the webhook Service's ports %v", target)
 	}
+}
+
+// TestCreateWebhookGenerates: after init, create api, create webhook
+// --defaulting --programmatic-validation, a second version and create
+// webhook --conversion, this checkout's ctrlgen, run with the go:generate
+// line's arguments, writes the webhook packages, the conversions and
+// config/webhook; the project builds, and config/default deploys the
+// webhooks and the CRD calling its Service.
+func TestCreateWebhookGenerates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds ctrlgen and a project")
+	}
+	root, err := filepath.Abs(testmod.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := newProject(t)
+	replaces, err := testmod.Replaces(filepath.Join(root, "go.work"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod := read(t, dir, "go.mod") + "\nreplace (\n\t" + strings.Join(replaces, "\n\t") + "\n)\n"
+	testmod.Write(t, filepath.Join(dir, "go.mod"), []byte(gomod))
+	var sums []byte
+	for _, m := range []string{".", "runtime", "runtime/manager"} {
+		b, err := os.ReadFile(filepath.Join(root, m, "go.sum"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, b...)
+	}
+	testmod.Write(t, filepath.Join(dir, "go.sum"), sums)
+	createAPI(t, dir, scaffold.APIOptions{Group: "webapp", Version: "v1", Kind: "Guestbook", Resource: true, Controller: true})
+	createWebhook(t, dir, scaffold.WebhookOptions{Group: "webapp", Version: "v1", Kind: "Guestbook", Defaulting: true, Validation: true})
+	// And a second version, converted.
+	createAPI(t, dir, scaffold.APIOptions{Group: "webapp", Version: "v2", Kind: "Guestbook", Resource: true})
+	// The versions differ, or they would need no conversion; and ctrlgen
+	// (this checkout) then writes a guestbook_conversion.go that imports
+	// the hub and declares nothing, which does not compile.
+	v2 := filepath.Join(dir, "api/webapp/v2/guestbook_types.go")
+	testmod.Write(t, v2, []byte(strings.Replace(read(t, dir, "api/webapp/v2/guestbook_types.go"), "Foo string `json:\"foo,omitempty\"`", "Bar string `json:\"bar,omitempty\"`", 1)))
+	createWebhook(t, dir, scaffold.WebhookOptions{Group: "webapp", Version: "v1", Kind: "Guestbook", Conversion: true})
+	mustContain(t, file(t, dir, "api/webapp/v1/guestbook_types.go"), "// +ctrlgen:webhook:defaulting,validation,conversion\n// +kubebuilder:storageversion\ntype Guestbook struct {")
+
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	goCmd := func(dir string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command("go", args...)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	ctrlgen := filepath.Join(t.TempDir(), "ctrlgen")
+	cmd := exec.Command("go", "build", "-o", ctrlgen, "./cmd/ctrlgen")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("building ctrlgen: %v\n%s", err, out)
+	}
+	var args []string
+	for _, l := range strings.Split(read(t, dir, "cmd/main.go"), "\n") {
+		if rest, ok := strings.CutPrefix(l, "//go:generate go tool ctrlgen "); ok {
+			args = strings.Fields(rest)
+		}
+	}
+	if !slices.Contains(args, "--webhook-dir") {
+		t.Fatalf("no go:generate line with --webhook-dir: %q", args)
+	}
+	gen := exec.Command(ctrlgen, args...)
+	gen.Dir, gen.Env = filepath.Join(dir, "cmd"), env
+	if out, err := gen.CombinedOutput(); err != nil {
+		t.Fatalf("ctrlgen %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	for _, f := range []string{"internal/webhooks/guestbook/webhook.go", "internal/webhooks/guestbook/zz_generated.webhook.go",
+		"config/webhook/manifests.yaml", "config/webhook/service.yaml", "config/webhook/kustomization.yaml", "config/rbac/webhook_cert_role.yaml",
+		"internal/webhooks/zz_generated.conversion.go", "api/webapp/v2/zz_generated.conversion.go", "config/crd/patches/webhook_in_guestbooks.yaml"} {
+		if !testmod.Exists(filepath.Join(dir, f)) {
+			t.Errorf("ctrlgen wrote no %s", f)
+		}
+	}
+	mustContain(t, file(t, dir, "internal/webhooks/guestbook/zz_generated.webhook.go"), "package guestbook\n", "func Register(m *manager.Manager) {")
+	// The functions ctrlgen declares for the user to write: as a user
+	// would, give them bodies.
+	userConversions := "api/webapp/v2/guestbook_conversion.go"
+	conv := read(t, dir, userConversions)
+	bodyless := regexp.MustCompile(`(?m)^(func \w+\(in \*[\w.]+, out \*[\w.]+\) error)$`)
+	if n := len(bodyless.FindAllString(conv, -1)); n != 2 {
+		t.Fatalf("%s declares %d functions for the user, want 2 (GuestbookSpec to and from v1):\n%s", userConversions, n, conv)
+	}
+	testmod.Write(t, filepath.Join(dir, userConversions), []byte(bodyless.ReplaceAllString(conv, "$1 { return nil }")))
+	goCmd(dir, "build", "-o", os.DevNull, "./...")
+	goCmd(dir, "vet", "./cmd/...", "./internal/webhooks/...")
+	checkDeploy(t, dir, true)
 }
