@@ -45,6 +45,13 @@ func TestCreateWebhook(t *testing.T) {
 	dir := newProject(t)
 	createAPI(t, dir, scaffold.APIOptions{Group: "webapp", Version: "v1", Kind: "Guestbook", Resource: true, Controller: true})
 	types := read(t, dir, "api/webapp/v1/guestbook_types.go")
+	// Before: init's kustomizations, with their empty patches, build.
+	fakeGenerated(t, dir, "guestbooks")
+	for _, o := range kustomizeBuild(t, filepath.Join(dir, "config", "default")) {
+		if k := o.GetKind(); k == "MutatingWebhookConfiguration" || k == "ValidatingWebhookConfiguration" || k == "Service" && strings.Contains(o.GetName(), "webhook") {
+			t.Errorf("config/default has %s %s before create webhook", o.GetKind(), o.GetName())
+		}
+	}
 	got := createWebhook(t, dir, scaffold.WebhookOptions{Group: "webapp", Version: "v1", Kind: "Guestbook", Defaulting: true, Validation: true})
 	want := []string{"PROJECT", "api/webapp/v1/guestbook_types.go", "cmd/main.go", "config/default/kustomization.yaml",
 		"config/default/manager_webhook_patch.yaml", "config/default/webhook_service_patch.yaml"}
@@ -70,8 +77,6 @@ func TestCreateWebhook(t *testing.T) {
 		"patches:\n- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment\n    name: controller-manager\n- path: webhook_service_patch.yaml\n# ctrlgen:scaffold:patches\n")
 	mustContain(t, got["config/default/manager_webhook_patch.yaml"], "value: --webhook-service=guestbook-webhook-service\n", "value: --webhook-secret=guestbook-webhook-server-cert\n", "containerPort: 9443\n")
 	mustContain(t, got["PROJECT"], "  webhooks:\n    defaulting: true\n    validation: true\n")
-
-	fakeGenerated(t, dir, "guestbooks")
 	checkDeploy(t, dir, false)
 }
 
