@@ -141,3 +141,28 @@ func TestMarkerErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestIdenticalVersionsNeedNoUserFile: two versions with the same types,
+// as `ctrlgen create api` writes a second one, convert by generated code
+// alone; no user file is written (it would hold only an unused import)
+// and the module builds.
+func TestIdenticalVersionsNeedNoUserFile(t *testing.T) {
+	dir, cfg := module(t)
+	for _, f := range []string{"apis/shop/v2/roundtrip_test.go"} {
+		if err := os.Remove(filepath.Join(dir, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v1 := testmod.Read(t, filepath.Join(dir, "apis/shop/v1/types.go"))
+	v2 := strings.Replace(strings.Replace(v1, "package v1\n", "package v2\n", 1), "// +kubebuilder:storageversion\n", "", 1)
+	testmod.Write(t, filepath.Join(dir, "apis/shop/v2/types.go"), []byte(v2))
+	if err := ctrlgen.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if testmod.Exists(filepath.Join(dir, userFile)) {
+		t.Errorf("a user file was written for versions that do not differ:\n%s", testmod.Read(t, filepath.Join(dir, userFile)))
+	}
+	if out, err := testmod.Go(t, dir, "build", "./..."); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+}

@@ -125,11 +125,15 @@ func (b *builder) spoke(k, hub *model.Kind) (*model.Spoke, error) {
 		}
 	}
 	s.UserFile = filepath.Join(pkg.Dir, strings.ToLower(k.Name)+"_conversion.go")
-	s.WritesUserFile = true
 	for _, tp := range pr.order {
+		if tp.UserToHub == "" {
+			continue
+		}
 		if declared[tp.UserToHub] || declared[tp.UserFromHub] {
 			s.WritesUserFile = false
+			break
 		}
+		s.WritesUserFile = true // versions that differ in nothing need no user file
 	}
 	return s, nil
 }
