@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/ctrlgen/ctrlgen/internal/testmod"
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/controller"
 )
@@ -108,6 +110,22 @@ func TestMydemoShards(t *testing.T) {
 		)
 		procs = append(procs, p)
 		return p
+	}
+	// identity is the shard identity p logs when it starts campaigning,
+	// the holder its bucket Leases name.
+	identityRE := regexp.MustCompile(`"Campaigning for shard buckets".* identity="([^"]+)"`)
+	identity := func(p *proc) string {
+		t.Helper()
+		var id string
+		eventually(t, time.Minute, p.name+"'s shard identity in its log", func() (bool, string) {
+			m := identityRE.FindSubmatch([]byte(testmod.Read(t, p.logPath)))
+			if m == nil {
+				return false, "not logged yet"
+			}
+			id = string(m[1])
+			return true, ""
+		})
+		return id
 	}
 	held := func(p *proc) int {
 		m, err := scrape(p.metricsAddr)
@@ -200,6 +218,20 @@ func TestMydemoShards(t *testing.T) {
 			}
 		}
 		return moved
+	}
+	// ownedBy keeps the moves of the buckets id held before.
+	ownedBy := func(moved map[string][2]bucketLease, id string) map[string][2]bucketLease {
+		maps.DeleteFunc(moved, func(_ string, l [2]bucketLease) bool { return l[0].holder != id })
+		return moved
+	}
+	heldBy := func(leases map[string]bucketLease, id string) int {
+		n := 0
+		for _, l := range leases {
+			if l.holder == id {
+				n++
+			}
+		}
+		return n
 	}
 	// Each bucket's Lease renewed after at, by whoever holds it.
 	allRenewedAfter := func(at time.Time) (bool, string) {
@@ -323,21 +355,9 @@ func TestMydemoShards(t *testing.T) {
 	leasesAtKill := bucketLeases()
 	// Change Mydemos of the killed process' buckets while nobody holds
 	// them: they must converge once the buckets are taken over.
-	// The killed process is the holder whose buckets hold most of the
-	// Mydemos it reconciled.
+	killedIdentity := identity(killed)
 	bucketOf := func(name string) int { return controller.Bucket(cache.ObjectName{Namespace: ns, Name: name}, shards) }
 	holderOf := func(b int) string { return leasesAtKill[fmt.Sprintf("%s-shard-%d", group, b)].holder }
-	votes := map[string]int{}
-	for _, s := range readTrace(t, killed.name, killed.trace, "mydemo", ns) {
-		_, name, _ := strings.Cut(s.key, "/")
-		votes[holderOf(bucketOf(name))]++
-	}
-	killedIdentity := ""
-	for id, n := range votes {
-		if killedIdentity == "" || n > votes[killedIdentity] {
-			killedIdentity = id
-		}
-	}
 	var orphaned []string
 	for _, name := range names {
 		if len(orphaned) == 200 {
@@ -364,9 +384,11 @@ func TestMydemoShards(t *testing.T) {
 	// this test saw them: a taken-over bucket is acquired once its Lease
 	// has expired, never before, and at the latest a campaign tick or two
 	// (retry period plus the tick's own API calls) after.
-	takenOver := changedHands(leasesAtKill, bucketLeases())
-	if len(takenOver) != shards/3 {
-		t.Errorf("%d buckets changed hands after the kill, want the killed process' %d", len(takenOver), shards/3)
+	// Only the killed process' buckets are judged: on a loaded machine a
+	// live process can miss a renewal and lose one too, later.
+	takenOver := ownedBy(changedHands(leasesAtKill, bucketLeases()), killedIdentity)
+	if n := heldBy(leasesAtKill, killedIdentity); len(takenOver) != n || n == 0 {
+		t.Errorf("%d of the killed process' %d buckets changed hands, want all", len(takenOver), n)
 	}
 	for name, l := range takenOver {
 		before, after := l[0], l[1]
@@ -417,9 +439,10 @@ func TestMydemoShards(t *testing.T) {
 	<-stopped.done
 	// Released, not expired: each was acquired before the Lease the
 	// stopped process last renewed would have expired.
-	handedOver := changedHands(leasesAtStop, bucketLeases())
-	if len(handedOver) != shards/3 {
-		t.Errorf("%d buckets changed hands after SIGTERM, want the stopped process' %d", len(handedOver), shards/3)
+	stoppedIdentity := identity(stopped)
+	handedOver := ownedBy(changedHands(leasesAtStop, bucketLeases()), stoppedIdentity)
+	if n := heldBy(leasesAtStop, stoppedIdentity); len(handedOver) != n || n == 0 {
+		t.Errorf("%d of the stopped process' %d buckets changed hands after SIGTERM, want all", len(handedOver), n)
 	}
 	for name, l := range handedOver {
 		before, after := l[0], l[1]

@@ -151,6 +151,7 @@ func (s *shardSet) memberName() string     { return s.group + "-member-" + s.mem
 // caller stops the controllers first.
 func (s *shardSet) run(ctx context.Context) {
 	logger := klog.FromContext(ctx).WithValues("shardGroup", s.group, "identity", s.identity)
+	logger.Info("Campaigning for shard buckets", "buckets", s.n, "namespace", s.namespace)
 	leases := s.client.Leases(s.namespace)
 	changed := make(chan struct{}, 1)
 	go s.watchLeases(ctx, changed)
