@@ -11,8 +11,8 @@ import (
 )
 
 // A user reaches ctrlgen only through a module proxy. This test packs the
-// work tree as one (at a pseudo-version new for every run, so the module
-// cache never hands back an earlier run's files) and, in empty
+// work tree as one (at a pseudo-version named after its content, so the
+// module cache never hands back other files under it) and, in empty
 // directories with no replace and no go.work, uses ctrlgen as README.md
 // says: go run at a version, a tool line, the runtime modules required
 // at the version of the ctrlgen module.

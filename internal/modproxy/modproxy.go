@@ -11,7 +11,7 @@ package modproxy
 
 import (
 	"bytes"
-	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -80,15 +80,17 @@ type Local struct {
 	Env []string
 }
 
-// PackLocal packs the modules under root into dir at a pseudo-version new
-// to every call, so that the module cache never hands back an earlier
-// packing of the same version.
+// PackLocal packs the modules under root into dir at a pseudo-version
+// named after their files' content: the module cache never hands back
+// other content under it, and two packings of the same work tree (two
+// tests, or a rerun) share the module cache's copy and the build cache's
+// compiled packages.
 func PackLocal(root, dir string) (*Local, error) {
-	var b [6]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	sum, err := contentHash(root)
+	if err != nil {
 		return nil, err
 	}
-	version := "v0.0.0-" + time.Now().UTC().Format("20060102150405") + "-" + hex.EncodeToString(b[:])
+	version := "v0.0.0-20000101000000-" + sum[:12]
 	if _, err := Pack(root, version, dir); err != nil {
 		return nil, err
 	}
@@ -101,6 +103,28 @@ func PackLocal(root, dir string) (*Local, error) {
 		"GONOSUMDB=github.com/ctrlgen",
 		"GOWORK=off",
 	)}, nil
+}
+
+// contentHash hashes the names and contents of the work tree's files
+// (more than the published modules hold: any change gives a new version).
+func contentHash(root string) (string, error) {
+	files, err := workTreeFiles(root)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", f, len(data))
+		h.Write(data)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // releaseGoMod returns the go.mod at file with the requirements on

@@ -80,6 +80,12 @@ func TestQuickStart(t *testing.T) {
 			t.Errorf("make generate wrote no %s", f)
 		}
 	}
+	step("make manifests", func() {
+		// The same ctrlgen run as make generate: nothing left to write.
+		if out := run(t, project, proxy.Env, "make", "manifests"); !strings.Contains(out, " 0 files written") {
+			t.Errorf("make manifests right after make generate wrote files:\n%s", out)
+		}
+	})
 	step("go build ./...", func() { run(t, project, proxy.Env, "go", "build", "-o", os.DevNull, "./...") })
 	step("go vet ./...", func() { run(t, project, proxy.Env, "go", "vet", "./...") })
 
