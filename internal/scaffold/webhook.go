@@ -333,6 +333,30 @@ var boolFlags = map[string]bool{"json-decoders": true, "markers": true, "prefers
 	"single-directory": true, "strict-markers": true, "verify": true, "with-applyconfig": true}
 
 // hasLine reports whether a line of content is line, but for spaces around.
+// A lineInsert puts line before the insertion point unless the file
+// already has the line check.
+type lineInsert struct{ point, line, check string }
+
+// insertLines makes the inserts into content, the file name, and adds
+// the file to the change when any was made, naming them.
+func (c *webhookChange) insertLines(name string, content []byte, inserts []lineInsert) error {
+	var changes []string
+	for _, u := range inserts {
+		if hasLine(string(content), u.check) {
+			continue
+		}
+		var err error
+		if content, err = insertBefore(name, content, u.point, u.line); err != nil {
+			return err
+		}
+		changes = append(changes, u.check)
+	}
+	if len(changes) > 0 {
+		c.files = append(c.files, File{Path: name, Content: content, Update: true, Change: strings.Join(changes, ", ")})
+	}
+	return nil
+}
+
 func hasLine(content, line string) bool {
 	for _, l := range strings.Split(content, "\n") {
 		if strings.TrimSpace(l) == line {
@@ -363,23 +387,12 @@ func (c *webhookChange) configDefault() error {
 	if err := yaml.Unmarshal(src, &names); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	content := src
-	var changes []string
-	for _, u := range []struct{ point, line, check string }{
+	if err := c.insertLines(name, src, []lineInsert{
 		{resourcesPoint, "- ../" + path.Base(WebhookDir), "- ../" + path.Base(WebhookDir)},
 		{patchesPoint, "- path: " + managerWebhookPatch + "\n  target:\n    kind: Deployment\n    name: controller-manager", "- path: " + managerWebhookPatch},
 		{patchesPoint, "- path: " + webhookServicePatch, "- path: " + webhookServicePatch},
-	} {
-		if hasLine(string(content), u.check) {
-			continue
-		}
-		if content, err = insertBefore(name, content, u.point, u.line); err != nil {
-			return err
-		}
-		changes = append(changes, u.check)
-	}
-	if len(changes) > 0 {
-		c.files = append(c.files, File{Path: name, Content: content, Update: true, Change: strings.Join(changes, ", ")})
+	}); err != nil {
+		return err
 	}
 	data := struct {
 		Service, Secret, ProjectName string
@@ -417,21 +430,11 @@ func (c *webhookChange) configCRD() error {
 	if err != nil {
 		return err
 	}
-	var changes []string
-	for _, u := range []struct{ point, line, check string }{
+	if err := c.insertLines(name, content, []lineInsert{
 		{crdPatchesPoint, "- path: patches/webhook_in_" + c.r.Plural + ".yaml", "- path: patches/webhook_in_" + c.r.Plural + ".yaml"},
 		{crdConfigurationsPoint, "configurations:\n- " + crdKustomizeConfig, "- " + crdKustomizeConfig},
-	} {
-		if hasLine(string(content), u.check) {
-			continue
-		}
-		if content, err = insertBefore(name, content, u.point, u.line); err != nil {
-			return err
-		}
-		changes = append(changes, u.check)
-	}
-	if len(changes) > 0 {
-		c.files = append(c.files, File{Path: name, Content: content, Update: true, Change: strings.Join(changes, ", ")})
+	}); err != nil {
+		return err
 	}
 	p := path.Join(CRDDir, crdKustomizeConfig)
 	if _, err := fs.Stat(c.fsys, p); err != nil {
