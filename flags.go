@@ -17,6 +17,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: ctrlgen [flags] PACKAGE...   (e.g. ./pkg/apis/...)")
+		fmt.Fprintln(stderr, "       ctrlgen init | create api | create webhook [flags]   (a new project; see ctrlgen init --help)")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&cfg.OutputDir, "output-dir", "", "directory generated packages go under (required)")
