@@ -195,3 +195,78 @@ func TestCRDKustomizationListsEveryGeneratedCRD(t *testing.T) {
 		t.Errorf("config/crd/kustomization.yaml lists %q; ctrlgen generated %q", k.Resources, generated)
 	}
 }
+
+// TestWebhooksReachTheManagerThroughConfigDefault: in what config/default
+// deploys, every webhook calls the Service config/webhook brings, under
+// the name and namespace config/default gives it; that Service selects
+// the manager's pods and sends to their webhook port; and the manager is
+// told that name (--webhook-service), for its serving certificate and the
+// CA bundle it writes into those configurations.
+func TestWebhooksReachTheManagerThroughConfigDefault(t *testing.T) {
+	resources, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(filesys.MakeFsOnDisk(), filepath.Join("config", "default"))
+	if err != nil {
+		t.Fatalf("kustomize build config/default: %v", err)
+	}
+	var deploy *appsv1.Deployment
+	var svc *corev1.Service
+	type clientConfig struct {
+		Service *struct{ Name, Namespace string } `json:"service"`
+	}
+	var calls []clientConfig
+	for _, r := range resources.Resources() {
+		b, err := r.AsYAML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch r.GetKind() {
+		case "Deployment":
+			deploy = &appsv1.Deployment{}
+			if err := yaml.Unmarshal(b, deploy); err != nil {
+				t.Fatal(err)
+			}
+		case "Service":
+			if strings.HasSuffix(r.GetName(), "webhook-service") {
+				svc = &corev1.Service{}
+				if err := yaml.Unmarshal(b, svc); err != nil {
+					t.Fatal(err)
+				}
+			}
+		case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
+			var cfg struct {
+				Webhooks []struct {
+					ClientConfig clientConfig `json:"clientConfig"`
+				} `json:"webhooks"`
+			}
+			if err := yaml.Unmarshal(b, &cfg); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range cfg.Webhooks {
+				calls = append(calls, w.ClientConfig)
+			}
+		}
+	}
+	if deploy == nil || svc == nil || len(calls) == 0 {
+		t.Fatalf("config/default deploys the manager (%v), the webhook Service (%v) and %d webhooks; want all three", deploy != nil, svc != nil, len(calls))
+	}
+	for _, c := range calls {
+		if c.Service == nil || c.Service.Name != svc.Name || c.Service.Namespace != svc.Namespace {
+			t.Errorf("a webhook calls %+v; the Service is %s/%s", c.Service, svc.Namespace, svc.Name)
+		}
+	}
+	if svc.Namespace != deploy.Namespace {
+		t.Errorf("the webhook Service is in %s, the manager in %s", svc.Namespace, deploy.Namespace)
+	}
+	labels := deploy.Spec.Template.Labels
+	for k, v := range svc.Spec.Selector {
+		if labels[k] != v {
+			t.Errorf("the webhook Service selects %s=%s; the manager's pods have %v", k, v, labels)
+		}
+	}
+	c := &deploy.Spec.Template.Spec.Containers[0]
+	if len(svc.Spec.Selector) == 0 || len(svc.Spec.Ports) != 1 || port(t, c, svc.Spec.Ports[0].TargetPort) != 9443 {
+		t.Errorf("the webhook Service %+v: want one port to the manager's webhook server, 9443", svc.Spec)
+	}
+	if !slices.Contains(c.Args, "--webhook-service="+svc.Name) {
+		t.Errorf("the manager's args %q do not name its webhook Service %s", c.Args, svc.Name)
+	}
+}

@@ -284,7 +284,11 @@ func reinvocationPolicy(v string) *admissionregv1.ReinvocationPolicyType {
 }
 
 // serviceObject is kubebuilder v4's config/webhook/service.yaml: port 443
-// to the manager's webhook server on 9443.
+// to the manager's webhook server on 9443. Its selector is the manager's
+// control-plane label alone: kubebuilder adds app.kubernetes.io/name with
+// the project's name, which ctrlgen only guesses from the module path and
+// which then selected no pod where the two differ (examples/mydemo).
+// config/default puts the Service in the manager's namespace.
 func serviceObject(project string) any {
 	type port struct {
 		Port       int    `json:"port"`
@@ -297,7 +301,7 @@ func serviceObject(project string) any {
 			"labels": map[string]string{"app.kubernetes.io/name": project, "app.kubernetes.io/managed-by": "kustomize"}},
 		"spec": map[string]any{
 			"ports":    []port{{Port: 443, Protocol: "TCP", TargetPort: 9443}},
-			"selector": map[string]string{"control-plane": "controller-manager", "app.kubernetes.io/name": project},
+			"selector": map[string]string{"control-plane": "controller-manager"},
 		},
 	}
 }
