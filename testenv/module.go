@@ -11,6 +11,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctrlgen/ctrlgen/internal/atomicfile"
 )
 
 // The control plane's Go module, embedded so that it is built from the
@@ -94,21 +96,5 @@ func writeFileIfChanged(name string, data []byte) error {
 	if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, data) {
 		return nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename, a no-op
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), name)
+	return atomicfile.Write(name, data, 0o644)
 }

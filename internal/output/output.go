@@ -17,6 +17,7 @@ import (
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/ctrlgen/ctrlgen/internal/atomicfile"
 	"github.com/ctrlgen/ctrlgen/internal/genfile"
 )
 
@@ -239,27 +240,7 @@ func (p *Plan) Apply(outputDir string) error {
 }
 
 func writeFile(path string, content []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ctrlgen-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(content)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return atomicfile.Write(path, content, 0o644)
 }
 
 // Announce tells what an applied plan did: each file written for the user

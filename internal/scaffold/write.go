@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctrlgen/ctrlgen/internal/atomicfile"
 )
 
 // Write writes files under dir. A new file must not exist and an Update
@@ -46,38 +48,16 @@ func Write(dir string, files []File) error {
 }
 
 func writeFile(name string, content []byte, replace bool) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	mode := fs.FileMode(0o644)
-	if replace {
-		if fi, err := os.Stat(name); err == nil {
-			mode = fi.Mode().Perm()
-		}
-	}
-	if err := os.Chmod(tmp.Name(), mode); err != nil {
-		return err
-	}
-	if replace {
-		return os.Rename(tmp.Name(), name)
-	}
-	if err := os.Link(tmp.Name(), name); err != nil {
+	if !replace {
+		err := atomicfile.Create(name, content, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("not overwriting %s, which appeared while writing", name)
 		}
 		return err
 	}
-	return nil
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(name); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	return atomicfile.Write(name, content, mode)
 }
