@@ -211,10 +211,6 @@ func TestProjects(t *testing.T) {
 func goCmd(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	env := []string{genrun.SetupProxy()}
-	if dir == genrun.RepoDir {
-		// The repository's modules resolve each other through its go.work.
-		env = append(env, "GOWORK="+filepath.Join(dir, "go.work"))
-	}
 	if args[0] != "mod" {
 		env = append(env, "GOFLAGS=-mod=readonly")
 	}

@@ -140,10 +140,16 @@ func CodegenBinDir(tb testing.TB) string {
 // output. It is for setup, not for timed ops: it may fetch modules through
 // the module proxy, at the versions go.sum pins, as a machine with a cold
 // module cache must (code-generator's tools are not in it until built).
+// In the repository it uses the repository's go.work, through which its
+// modules resolve each other; elsewhere (the temporary modules) none.
 func GoCmd(dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.Command("go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), "GOWORK=off"), env...)
+	work := "off"
+	if dir == RepoDir {
+		work = filepath.Join(RepoDir, "go.work")
+	}
+	cmd.Env = append(append(os.Environ(), "GOWORK="+work), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return out, fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
