@@ -9,7 +9,6 @@ package informers
 import (
 	"context"
 	"reflect"
-	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -25,33 +24,16 @@ type TweakListOptionsFunc = func(*metav1.ListOptions)
 // Factory keeps one informer per object type. It is safe for concurrent
 // use.
 type Factory[C any] struct {
-	client        C
-	defaultResync time.Duration
+	*Keyed[reflect.Type, C]
 
-	lock             sync.Mutex
 	namespace        string
 	tweakListOptions TweakListOptionsFunc
-	customResync     map[reflect.Type]time.Duration
-	transform        clientcache.TransformFunc
 	informerName     *clientcache.InformerName
-	informers        map[reflect.Type]clientcache.SharedIndexInformer
-	// started records the informers Start has run, so that Start can be
-	// called again after more informers were asked for.
-	started      map[reflect.Type]bool
-	wg           sync.WaitGroup
-	shuttingDown bool
 }
 
 // NewFactory returns a factory whose informers use client.
 func NewFactory[C any](client C, defaultResync time.Duration) *Factory[C] {
-	return &Factory[C]{
-		client:        client,
-		defaultResync: defaultResync,
-		namespace:     metav1.NamespaceAll,
-		customResync:  map[reflect.Type]time.Duration{},
-		informers:     map[reflect.Type]clientcache.SharedIndexInformer{},
-		started:       map[reflect.Type]bool{},
-	}
+	return &Factory[C]{Keyed: NewKeyed[reflect.Type](client, defaultResync), namespace: metav1.NamespaceAll}
 }
 
 // SetNamespace limits the factory's informers to namespace.
@@ -64,12 +46,9 @@ func (f *Factory[C]) SetTweakListOptions(tweak TweakListOptionsFunc) { f.tweakLi
 // SetCustomResync sets resync periods for the types of the given objects.
 func (f *Factory[C]) SetCustomResync(resyncConfig map[metav1.Object]time.Duration) {
 	for obj, period := range resyncConfig {
-		f.customResync[reflect.TypeOf(obj)] = period
+		f.SetResync(reflect.TypeOf(obj), period)
 	}
 }
-
-// SetTransform sets a transform on all informers the factory builds.
-func (f *Factory[C]) SetTransform(transform clientcache.TransformFunc) { f.transform = transform }
 
 // SetInformerName names the factory's informers for metrics.
 func (f *Factory[C]) SetInformerName(name *clientcache.InformerName) { f.informerName = name }
@@ -89,31 +68,12 @@ func (f *Factory[C]) Start(stopCh <-chan struct{}) {
 	f.StartWithContext(wait.ContextForChannel(stopCh))
 }
 
-// StartWithContext runs every informer not yet started until ctx is done.
-// It does not block; after Shutdown it does nothing.
-func (f *Factory[C]) StartWithContext(ctx context.Context) {
-	f.lock.Lock()
-	defer f.lock.Unlock()
-	if f.shuttingDown {
-		return
-	}
-	for t, informer := range f.informers {
-		if !f.started[t] {
-			f.wg.Go(func() { informer.RunWithContext(ctx) })
-			f.started[t] = true
-		}
-	}
-}
-
 // Shutdown stops Start from starting informers and waits until all
 // started informers have returned; their stop channel or context must be
 // done for that. It may be called more than once, concurrently. It then
 // releases the informer name.
 func (f *Factory[C]) Shutdown() {
-	f.lock.Lock()
-	f.shuttingDown = true
-	f.lock.Unlock()
-	f.wg.Wait()
+	f.Keyed.Shutdown()
 	f.informerName.Release()
 }
 
@@ -126,58 +86,13 @@ func (f *Factory[C]) WaitForCacheSync(stopCh <-chan struct{}) map[reflect.Type]b
 // WaitForCacheSyncWithContext waits, without polling, until every started
 // informer has synced or ctx is done.
 func (f *Factory[C]) WaitForCacheSyncWithContext(ctx context.Context) clientcache.SyncResult {
-	f.lock.Lock()
-	started := make(map[reflect.Type]clientcache.SharedIndexInformer, len(f.started))
-	for t := range f.started {
-		started[t] = f.informers[t]
-	}
-	f.lock.Unlock()
-
-	checkers := make([]clientcache.DoneChecker, 0, len(started))
-	for _, informer := range started {
-		checkers = append(checkers, informer.HasSyncedChecker())
-	}
-	clientcache.WaitFor(ctx, "", checkers...)
-	res := clientcache.SyncResult{Synced: make(map[reflect.Type]bool, len(started))}
-	for t, informer := range started {
-		synced := informer.HasSynced()
-		res.Synced[t] = synced
-		if !synced {
-			res.Err = context.Cause(ctx)
-		}
-	}
-	return res
+	synced, err := f.Keyed.WaitForCacheSync(ctx)
+	return clientcache.SyncResult{Synced: synced, Err: err}
 }
 
 // InformerFor returns the informer for obj's type, building it with newFunc
 // and the type's resync period on first use, and setting the factory's
 // transform on it.
 func (f *Factory[C]) InformerFor(obj runtime.Object, newFunc func(C, time.Duration) clientcache.SharedIndexInformer) clientcache.SharedIndexInformer {
-	f.lock.Lock()
-	defer f.lock.Unlock()
-	t := reflect.TypeOf(obj)
-	if informer, ok := f.informers[t]; ok {
-		return informer
-	}
-	resync, ok := f.customResync[t]
-	if !ok {
-		resync = f.defaultResync
-	}
-	informer := newFunc(f.client, resync)
-	if f.transform != nil {
-		_ = informer.SetTransform(f.transform) // a new informer has not started
-	}
-	f.informers[t] = informer
-	return informer
-}
-
-// Informers returns the factory's informers, for metrics.
-func (f *Factory[C]) Informers() []clientcache.SharedIndexInformer {
-	f.lock.Lock()
-	defer f.lock.Unlock()
-	out := make([]clientcache.SharedIndexInformer, 0, len(f.informers))
-	for _, informer := range f.informers {
-		out = append(out, informer)
-	}
-	return out
+	return f.Keyed.InformerFor(reflect.TypeOf(obj), newFunc)
 }
