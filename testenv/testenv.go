@@ -35,10 +35,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -71,6 +73,12 @@ type Options struct {
 	// default, as on real clusters) a watch is served from the cache's
 	// history, which etcd compaction does not touch; see CompactEtcd.
 	DisableWatchCache bool
+
+	// FeatureGates turns kube-apiserver's feature gates on or off, e.g.
+	// {"ShardedListAndWatch": true} for server-side sharded lists and
+	// watches (alpha in Kubernetes 1.36, off by default). They are passed
+	// as --feature-gates, before APIServerFlags.
+	FeatureGates map[string]bool
 
 	// APIServerFlags and ControllerManagerFlags are appended to the flags
 	// testenv passes (a later flag wins), e.g. "--v=4" or
@@ -291,6 +299,9 @@ func (e *Env) startEtcdAndAPIServer(ctx context.Context) error {
 	}
 	if e.opts.DisableWatchCache {
 		e.apiFlags = append(e.apiFlags, "--watch-cache=false")
+	}
+	if gates := featureGates(e.opts.FeatureGates); gates != "" {
+		e.apiFlags = append(e.apiFlags, "--feature-gates", gates)
 	}
 	e.apiFlags = append(e.apiFlags, e.opts.APIServerFlags...)
 	return e.startAPIServerLocked(ctx)
@@ -661,4 +672,14 @@ func (e *Env) Stop() error {
 	}
 	e.stopErr = errors.Join(errs...)
 	return e.stopErr
+}
+
+// featureGates is the --feature-gates value of gates, in name order:
+// "A=true,B=false".
+func featureGates(gates map[string]bool) string {
+	parts := make([]string, 0, len(gates))
+	for _, name := range slices.Sorted(maps.Keys(gates)) {
+		parts = append(parts, name+"="+strconv.FormatBool(gates[name]))
+	}
+	return strings.Join(parts, ",")
 }

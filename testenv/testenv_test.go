@@ -118,6 +118,7 @@ func TestEnv(t *testing.T) {
 		// A generated config/crd: the CRD, a kustomization.yaml and a
 		// patches directory, which are not CRDs.
 		CRDDirectoryPaths: []string{"../examples/mydemo/config/crd"},
+		FeatureGates:      map[string]bool{"ShardedListAndWatch": true},
 	}
 	if os.Getenv("TESTENV_LOGS") != "" {
 		opts.Logs = logWriter{t}
@@ -183,6 +184,37 @@ func TestEnv(t *testing.T) {
 		}
 		if err := env.InstallCRDs(ctx, "no/such/dir"); err == nil {
 			t.Error("a missing path is not an error")
+		}
+	})
+
+	t.Run("FeatureGates", func(t *testing.T) {
+		// ShardedListAndWatch is on: two halves of the uid hash space split
+		// the namespace's ConfigMaps, and each list says which half it is.
+		for i := range 10 {
+			if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("shard-%d", i)}}, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		total := 0
+		for _, half := range []string{
+			"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+			"shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')",
+		} {
+			list, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{ShardSelector: half})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if list.ShardInfo == nil || list.ShardInfo.Selector != half {
+				t.Errorf("list with shard selector %q: shardInfo %+v", half, list.ShardInfo)
+			}
+			for _, cm := range list.Items {
+				if strings.HasPrefix(cm.Name, "shard-") {
+					total++
+				}
+			}
+		}
+		if total != 10 {
+			t.Errorf("the two halves hold %d of the 10 ConfigMaps", total)
 		}
 	})
 
@@ -423,5 +455,14 @@ func TestStartFailure(t *testing.T) {
 	}
 	if _, err := os.Stat(dir + "/ctrlplane"); !os.IsNotExist(err) {
 		t.Errorf("binary copy left in %s (%v)", dir, err)
+	}
+}
+
+func TestFeatureGatesFlag(t *testing.T) {
+	if got := featureGates(map[string]bool{"ShardedListAndWatch": true, "APIServerTracing": false}); got != "APIServerTracing=false,ShardedListAndWatch=true" {
+		t.Errorf("featureGates = %q", got)
+	}
+	if got := featureGates(nil); got != "" {
+		t.Errorf("no gates: %q", got)
 	}
 }
