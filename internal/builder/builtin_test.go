@@ -62,7 +62,7 @@ func TestOwnedBuiltinKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := p.ControllerKinds()[0].Controller
-	if c.Kube == nil || *c.Kube != (model.Kube{ClientsetPkg: "k8s.io/client-go/kubernetes", InformersPkg: "github.com/ctrlgen/ctrlgen/runtime/kube/informers"}) {
+	if c.Kube == nil || *c.Kube != (model.Kube{ClientsetPkg: "k8s.io/client-go/kubernetes", InformersPkg: "github.com/ctrlgen/ctrlgen/runtime/kube/informers", Factory: true}) {
 		t.Errorf("Kube %+v", c.Kube)
 	}
 	cm := c.Owns[0]

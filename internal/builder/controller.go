@@ -105,11 +105,20 @@ func (b *builder) owned(owner *model.Kind, o *model.Owned, k *model.Kind) {
 		b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %s has no informer (it needs a client with the get, list and watch verbs)", name, gvk.Kind)
 	case owner.Namespaced && !k.Namespaced:
 		b.errorf(o.Pos, "+ctrlgen:controller:owns=%s: %s is cluster-scoped, and a cluster-scoped object cannot be owned by a namespaced %s", name, gvk.Kind, owner.Name)
+	case o.MetadataOnly && k == owner:
+		b.errorf(o.Pos, "+ctrlgen:controller:owns=%s,metadataOnly: %s is the controller's own kind, which it caches whole", name, gvk.Kind)
 	default:
 		o.Kind = k
+		if o.MetadataOnly {
+			owner.Controller.Metadata = true
+		}
 		if builtin != nil {
 			o.Builtin = true
-			owner.Controller.Kube = &model.Kube{ClientsetPkg: builtin.ClientsetPkg, InformersPkg: builtin.InformersPkg}
+			c := owner.Controller
+			if c.Kube == nil {
+				c.Kube = &model.Kube{ClientsetPkg: builtin.ClientsetPkg, InformersPkg: builtin.InformersPkg}
+			}
+			c.Kube.Factory = c.Kube.Factory || !o.MetadataOnly
 		}
 	}
 }

@@ -288,7 +288,7 @@ func (b *builder) controller(m markers.Set, pos token.Position) *model.Controlle
 	c := &model.Controller{Pos: markers.Controller.Pos(m)}
 	c.Finalizer, _ = markers.ControllerFinalizer.Get(m)
 	for _, o := range markers.ControllerOwns.All(m) {
-		c.Owns = append(c.Owns, &model.Owned{GVK: o.V.GroupVersionKind, AdoptPath: o.V.Adopt, Pos: o.Pos})
+		c.Owns = append(c.Owns, &model.Owned{GVK: o.V.GroupVersionKind, AdoptPath: o.V.Adopt, MetadataOnly: o.V.MetadataOnly, Pos: o.Pos})
 	}
 	c.Expectations = markers.ControllerExpectations.Has(m)
 	if markers.ControllerStatusApply.Has(m) {

@@ -75,8 +75,8 @@ var (
 	Controller = Define("ctrlgen:controller", TargetType, Flag, "+ctrlgen:controller",
 		"generate a controller for the type")
 	ControllerOwns = Define("ctrlgen:controller:owns", TargetType, owns,
-		"+ctrlgen:controller:owns=<group>/<version>.<Kind>[,adopt=<selector field path>]",
-		"the controller watches objects of this kind that the type owns; with adopt=, it adopts orphans its label selector matches and releases children it stops matching").Repeated()
+		"+ctrlgen:controller:owns=<group>/<version>.<Kind>[,adopt=<selector field path>][,metadataOnly]",
+		"the controller watches objects of this kind that the type owns; with adopt=, it adopts orphans its label selector matches and releases children it stops matching; with metadataOnly, it caches their metadata alone").Repeated()
 	ControllerFinalizer = Define("ctrlgen:controller:finalizer", TargetType, finalizer,
 		"+ctrlgen:controller:finalizer=<domain>/<name>", "the controller's finalizer")
 	ControllerExpectations = Define("ctrlgen:controller:expectations", TargetType, Flag,
@@ -354,28 +354,38 @@ type Owns struct {
 	// Adopt is the path of the owner's label selector field, as written
 	// ("spec.selector"), when the owner adopts orphans.
 	Adopt string
+	// MetadataOnly caches the owned objects' metadata alone
+	// (metav1.PartialObjectMetadata), through the metadata client.
+	MetadataOnly bool
 }
 
 func owns(arg string) (Owns, error) {
-	gvk, adopt, hasAdopt := strings.Cut(arg, ",")
+	gvk, options, hasOptions := strings.Cut(arg, ",")
 	var o Owns
 	var err error
-	if o.GroupVersionKind, err = groupVersionKind(gvk); err != nil {
+	if o.GroupVersionKind, err = groupVersionKind(gvk); err != nil || !hasOptions {
 		return o, err
 	}
-	if !hasAdopt {
-		return o, nil
-	}
-	path, ok := strings.CutPrefix(adopt, "adopt=")
-	if !ok {
-		return o, fmt.Errorf("%q after the kind is not adopt=<selector field path>", adopt)
-	}
-	for _, f := range strings.Split(path, ".") {
-		if !token.IsIdentifier(f) {
-			return o, fmt.Errorf("adopt=%s is not a field path like spec.selector", path)
+	for option := range strings.SplitSeq(options, ",") {
+		key, path, hasValue := strings.Cut(option, "=")
+		switch {
+		case key == "adopt" && hasValue:
+			for _, f := range strings.Split(path, ".") {
+				if !token.IsIdentifier(f) {
+					return o, fmt.Errorf("adopt=%s is not a field path like spec.selector", path)
+				}
+			}
+			o.Adopt = path
+		case option == "metadataOnly":
+			o.MetadataOnly = true
+		default:
+			msg := fmt.Sprintf("%q after the kind is neither adopt=<selector field path> nor metadataOnly", option)
+			if c := Closest(key, []string{"adopt", "metadataOnly"}); c != "" && c != key {
+				msg += fmt.Sprintf("; did you mean %s?", c)
+			}
+			return o, errors.New(msg)
 		}
 	}
-	o.Adopt = path
 	return o, nil
 }
 

@@ -160,9 +160,11 @@ func TestCollectRepeats(t *testing.T) {
 
 func TestOwns(t *testing.T) {
 	for in, want := range map[string]Owns{
-		"=apps/v1.Deployment":                       {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, ""},
-		"=core/v1.ConfigMap,adopt=spec.selector":    {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "ConfigMap"}, "spec.selector"},
-		"=crd.example.com/v1.Foo,adopt=Spec.Select": {schema.GroupVersionKind{Group: "crd.example.com", Version: "v1", Kind: "Foo"}, "Spec.Select"},
+		"=apps/v1.Deployment":                       {schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, "", false},
+		"=core/v1.ConfigMap,adopt=spec.selector":    {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "ConfigMap"}, "spec.selector", false},
+		"=crd.example.com/v1.Foo,adopt=Spec.Select": {schema.GroupVersionKind{Group: "crd.example.com", Version: "v1", Kind: "Foo"}, "Spec.Select", false},
+		"=core/v1.Secret,metadataOnly":              {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "Secret"}, "", true},
+		"=core/v1.Secret,metadataOnly,adopt=a.b":    {schema.GroupVersionKind{Group: "", Version: "v1", Kind: "Secret"}, "a.b", true},
 	} {
 		got, err := owns(in)
 		if err != nil || got != want {
@@ -170,7 +172,9 @@ func TestOwns(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"=core/v1.ConfigMap,selector=spec.selector": `"selector=spec.selector" after the kind is not adopt=<selector field path>`,
+		"=core/v1.ConfigMap,selector=spec.selector": `"selector=spec.selector" after the kind is neither adopt=<selector field path> nor metadataOnly`,
+		"=core/v1.Secret,metadataonly":              `"metadataonly" after the kind is neither adopt=<selector field path> nor metadataOnly; did you mean metadataOnly?`,
+		"=core/v1.Secret,":                          `"" after the kind is neither adopt=<selector field path> nor metadataOnly`,
 		"=core/v1.ConfigMap,adopt=spec..selector":   "adopt=spec..selector is not a field path like spec.selector",
 		"=core/v1.ConfigMap,adopt=":                 "adopt= is not a field path like spec.selector",
 	} {

@@ -74,8 +74,13 @@ type Controller struct {
 
 	// Kube is set when the controller owns a built-in kind from the tree
 	// the ctrlgen module ships (Owned.Builtin): the controller then also
-	// takes that tree's informer factory and its clientset.
+	// takes that tree's clientset, and its informer factory when one of
+	// them is cached whole.
 	Kube *Kube
+	// Metadata is set when an owned kind is cached as metadata alone
+	// (Owned.MetadataOnly): the controller then takes a metadata
+	// informer factory.
+	Metadata bool
 }
 
 // Kube names the informers the ctrlgen module ships for k8s.io/api and
@@ -83,6 +88,9 @@ type Controller struct {
 type Kube struct {
 	ClientsetPkg string // "k8s.io/client-go/kubernetes"
 	InformersPkg string // "github.com/ctrlgen/ctrlgen/runtime/kube/informers"
+	// Factory is true when a built-in owned kind is cached whole, through
+	// an informer of InformersPkg.
+	Factory bool
 }
 
 // Owned is one "+ctrlgen:controller:owns=" kind.
@@ -105,6 +113,10 @@ type Owned struct {
 	// Self is true when the kind owns objects of its own kind: the
 	// controller's own lister and informer then serve.
 	Self bool
+	// MetadataOnly, from owns=…,metadataOnly, caches the objects'
+	// metadata alone (metav1.PartialObjectMetadata) through the metadata
+	// client; ListerField is then a metadatalister.Lister.
+	MetadataOnly bool
 
 	// AdoptPath is adopt='s path of the owner's label selector field,
 	// "spec.selector"; empty when the controller adopts nothing.
