@@ -18,6 +18,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/ctrlgen/ctrlgen/examples/configmapset/controllers/configmapset"
+	"github.com/ctrlgen/ctrlgen/examples/configmapset/controllers/secretset"
 	"github.com/ctrlgen/ctrlgen/runtime/manager"
 )
 
@@ -29,6 +30,7 @@ func main() {
 	flag.Parse()
 
 	manager.Register(configmapset.ControllerName, configmapset.Init)
+	manager.Register(secretset.ControllerName, secretset.Init)
 	if err := manager.New(opts).RunWithSignals(context.Background()); err != nil {
 		klog.ErrorS(err, "configmapset controller manager failed")
 		klog.FlushAndExit(klog.ExitFlushTimeout, 1)

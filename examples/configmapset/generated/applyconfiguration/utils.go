@@ -22,6 +22,12 @@ func ForKind(kind schema.GroupVersionKind) interface{} {
 		return &applyconfigurationsetsv1.ConfigMapSetSpecApplyConfiguration{}
 	case setsv1.SchemeGroupVersion.WithKind("ConfigMapSetStatus"):
 		return &applyconfigurationsetsv1.ConfigMapSetStatusApplyConfiguration{}
+	case setsv1.SchemeGroupVersion.WithKind("SecretSet"):
+		return &applyconfigurationsetsv1.SecretSetApplyConfiguration{}
+	case setsv1.SchemeGroupVersion.WithKind("SecretSetSpec"):
+		return &applyconfigurationsetsv1.SecretSetSpecApplyConfiguration{}
+	case setsv1.SchemeGroupVersion.WithKind("SecretSetStatus"):
+		return &applyconfigurationsetsv1.SecretSetStatusApplyConfiguration{}
 
 	}
 	return nil

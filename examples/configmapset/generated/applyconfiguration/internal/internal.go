@@ -64,6 +64,47 @@ var schemaYAML = typed.YAMLObject(`types:
     - name: replicas
       type:
         scalar: numeric
+- name: com.github.ctrlgen.ctrlgen.examples.configmapset.apis.sets.v1.SecretSet
+  map:
+    fields:
+    - name: apiVersion
+      type:
+        scalar: string
+    - name: kind
+      type:
+        scalar: string
+    - name: metadata
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta
+    - name: spec
+      type:
+        namedType: com.github.ctrlgen.ctrlgen.examples.configmapset.apis.sets.v1.SecretSetSpec
+    - name: status
+      type:
+        namedType: com.github.ctrlgen.ctrlgen.examples.configmapset.apis.sets.v1.SecretSetStatus
+- name: com.github.ctrlgen.ctrlgen.examples.configmapset.apis.sets.v1.SecretSetSpec
+  map:
+    fields:
+    - name: data
+      type:
+        map:
+          elementType:
+            scalar: string
+    - name: replicas
+      type:
+        scalar: numeric
+    - name: selector
+      type:
+        namedType: io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector
+- name: com.github.ctrlgen.ctrlgen.examples.configmapset.apis.sets.v1.SecretSetStatus
+  map:
+    fields:
+    - name: observedGeneration
+      type:
+        scalar: numeric
+    - name: replicas
+      type:
+        scalar: numeric
 - name: io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1
   map:
     elementType:

@@ -37,6 +37,8 @@ func (f *sharedInformerFactory) ForResource(resource schema.GroupVersionResource
 	// Group=sets.ctrlgen.io, Version=v1
 	case schema.GroupVersionResource{Group: "sets.ctrlgen.io", Version: "v1", Resource: "configmapsets"}:
 		return &genericInformer{resource: resource.GroupResource(), informer: f.Sets().V1().ConfigMapSets().Informer()}, nil
+	case schema.GroupVersionResource{Group: "sets.ctrlgen.io", Version: "v1", Resource: "secretsets"}:
+		return &genericInformer{resource: resource.GroupResource(), informer: f.Sets().V1().SecretSets().Informer()}, nil
 	}
 
 	return nil, fmt.Errorf("no informer found for %v", resource)

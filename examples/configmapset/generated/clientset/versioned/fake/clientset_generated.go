@@ -64,6 +64,7 @@ func NewClientset(objects ...runtime.Object) *Clientset {
 // kinds maps each resource of the clientset to its kind.
 var kinds = map[schema.GroupVersionResource]string{
 	{Group: "sets.ctrlgen.io", Version: "v1", Resource: "configmapsets"}: "ConfigMapSet",
+	{Group: "sets.ctrlgen.io", Version: "v1", Resource: "secretsets"}:    "SecretSet",
 }
 
 // Clientset implements clientset.Interface. Meant to be embedded into a

@@ -9,3 +9,11 @@ type ConfigMapSetListerExpansion interface{}
 // ConfigMapSetNamespaceListerExpansion allows custom methods to be added to
 // ConfigMapSetNamespaceLister.
 type ConfigMapSetNamespaceListerExpansion interface{}
+
+// SecretSetListerExpansion allows custom methods to be added to
+// SecretSetLister.
+type SecretSetListerExpansion interface{}
+
+// SecretSetNamespaceListerExpansion allows custom methods to be added to
+// SecretSetNamespaceLister.
+type SecretSetNamespaceListerExpansion interface{}

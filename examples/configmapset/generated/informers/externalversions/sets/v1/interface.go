@@ -10,6 +10,8 @@ import (
 type Interface interface {
 	// ConfigMapSets returns a TypedConfigMapSetInformer.
 	ConfigMapSets() TypedConfigMapSetInformer
+	// SecretSets returns a TypedSecretSetInformer.
+	SecretSets() TypedSecretSetInformer
 }
 
 type version struct {
@@ -26,4 +28,9 @@ func New(f internalinterfaces.SharedInformerFactory, namespace string, tweakList
 // ConfigMapSets returns a TypedConfigMapSetInformer.
 func (v *version) ConfigMapSets() TypedConfigMapSetInformer {
 	return &configMapSetInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
+}
+
+// SecretSets returns a TypedSecretSetInformer.
+func (v *version) SecretSets() TypedSecretSetInformer {
+	return &secretSetInformer{factory: v.factory, namespace: v.namespace, tweakListOptions: v.tweakListOptions}
 }

@@ -3,3 +3,5 @@
 package v1
 
 type ConfigMapSetExpansion interface{}
+
+type SecretSetExpansion interface{}

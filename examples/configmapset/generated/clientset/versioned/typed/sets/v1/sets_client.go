@@ -14,6 +14,7 @@ import (
 type SetsV1Interface interface {
 	RESTClient() rest.Interface
 	ConfigMapSetsGetter
+	SecretSetsGetter
 }
 
 // SetsV1Client is used to interact with features provided by the sets.ctrlgen.io group.
@@ -23,6 +24,10 @@ type SetsV1Client struct {
 
 func (c *SetsV1Client) ConfigMapSets(namespace string) ConfigMapSetInterface {
 	return newConfigMapSets(c, namespace)
+}
+
+func (c *SetsV1Client) SecretSets(namespace string) SecretSetInterface {
+	return newSecretSets(c, namespace)
 }
 
 // NewForConfig creates a new SetsV1Client for the given config.

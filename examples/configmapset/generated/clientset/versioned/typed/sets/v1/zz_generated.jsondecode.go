@@ -13,6 +13,8 @@ import (
 var jsonKinds = []jsoncodec.Kind{
 	jsoncodec.NewKind(jsonDecodeConfigMapSet),
 	jsoncodec.NewKind(jsonDecodeConfigMapSetList),
+	jsoncodec.NewKind(jsonDecodeSecretSet),
+	jsoncodec.NewKind(jsonDecodeSecretSetList),
 }
 
 // The generated informers' watches, which decode with the clientset's
@@ -73,6 +75,60 @@ func jsonDecodeConfigMapSetList(d *jsoncodec.Decoder, v *setsv1.ConfigMapSetList
 	}
 }
 
+// jsonDecodeSecretSet decodes JSON into *v as encoding/json does.
+func jsonDecodeSecretSet(d *jsoncodec.Decoder, v *setsv1.SecretSet) {
+	if !d.Object() {
+		return
+	}
+	for key, ok := d.Key(); ok; key, ok = d.Key() {
+		switch string(key) {
+		case "kind":
+			jsoncodec.String(d, &v.TypeMeta.Kind)
+		case "apiVersion":
+			jsoncodec.String(d, &v.TypeMeta.APIVersion)
+		case "metadata":
+			jsoncodec.DecodeObjectMeta(d, &v.ObjectMeta)
+		case "spec":
+			jsonDecodeSecretSetSpec(d, &v.Spec)
+		case "status":
+			jsonDecodeSecretSetStatus(d, &v.Status)
+		default:
+			d.Skip()
+		}
+	}
+}
+
+// jsonDecodeSecretSetList decodes JSON into *v as encoding/json does.
+func jsonDecodeSecretSetList(d *jsoncodec.Decoder, v *setsv1.SecretSetList) {
+	if !d.Object() {
+		return
+	}
+	for key, ok := d.Key(); ok; key, ok = d.Key() {
+		switch string(key) {
+		case "kind":
+			jsoncodec.String(d, &v.TypeMeta.Kind)
+		case "apiVersion":
+			jsoncodec.String(d, &v.TypeMeta.APIVersion)
+		case "metadata":
+			jsoncodec.DecodeListMeta(d, &v.ListMeta)
+		case "items":
+			if d.Null() {
+				v.Items = nil
+			} else if d.Array() {
+				s1, i2 := v.Items, 0
+				for d.Elem() {
+					s1 = jsoncodec.GrowTo(s1, i2)
+					jsonDecodeSecretSet(d, &s1[i2])
+					i2++
+				}
+				v.Items = jsoncodec.EndSlice(s1, i2)
+			}
+		default:
+			d.Skip()
+		}
+	}
+}
+
 // jsonDecodeConfigMapSetSpec decodes JSON into *v as encoding/json does.
 func jsonDecodeConfigMapSetSpec(d *jsoncodec.Decoder, v *setsv1.ConfigMapSetSpec) {
 	if !d.Object() {
@@ -109,6 +165,57 @@ func jsonDecodeConfigMapSetSpec(d *jsoncodec.Decoder, v *setsv1.ConfigMapSetSpec
 
 // jsonDecodeConfigMapSetStatus decodes JSON into *v as encoding/json does.
 func jsonDecodeConfigMapSetStatus(d *jsoncodec.Decoder, v *setsv1.ConfigMapSetStatus) {
+	if !d.Object() {
+		return
+	}
+	for key, ok := d.Key(); ok; key, ok = d.Key() {
+		switch string(key) {
+		case "observedGeneration":
+			jsoncodec.Int(d, &v.ObservedGeneration)
+		case "replicas":
+			jsoncodec.Int(d, &v.Replicas)
+		default:
+			d.Skip()
+		}
+	}
+}
+
+// jsonDecodeSecretSetSpec decodes JSON into *v as encoding/json does.
+func jsonDecodeSecretSetSpec(d *jsoncodec.Decoder, v *setsv1.SecretSetSpec) {
+	if !d.Object() {
+		return
+	}
+	for key, ok := d.Key(); ok; key, ok = d.Key() {
+		switch string(key) {
+		case "replicas":
+			jsoncodec.Int(d, &v.Replicas)
+		case "selector":
+			if d.Null() {
+				v.Selector = nil
+			} else {
+				jsoncodec.Alloc(&v.Selector)
+				jsoncodec.DecodeLabelSelector(d, v.Selector)
+			}
+		case "data":
+			if d.Null() {
+				v.Data = nil
+			} else if d.Object() {
+				jsoncodec.MakeMap(&v.Data)
+				for key, ok := d.Key(); ok; key, ok = d.Key() {
+					k1 := jsoncodec.StringKey(d, v.Data, key)
+					e2 := jsoncodec.ZeroElem(v.Data)
+					jsoncodec.Bytes(d, &e2)
+					v.Data[k1] = e2
+				}
+			}
+		default:
+			d.Skip()
+		}
+	}
+}
+
+// jsonDecodeSecretSetStatus decodes JSON into *v as encoding/json does.
+func jsonDecodeSecretSetStatus(d *jsoncodec.Decoder, v *setsv1.SecretSetStatus) {
 	if !d.Object() {
 		return
 	}

@@ -16,6 +16,10 @@ func (c *FakeSetsV1) ConfigMapSets(namespace string) typedsetsv1.ConfigMapSetInt
 	return newFakeConfigMapSets(c, namespace)
 }
 
+func (c *FakeSetsV1) SecretSets(namespace string) typedsetsv1.SecretSetInterface {
+	return newFakeSecretSets(c, namespace)
+}
+
 // RESTClient returns a RESTClient that is used to communicate
 // with API server by this client implementation.
 func (c *FakeSetsV1) RESTClient() rest.Interface {
