@@ -382,12 +382,4 @@ func BenchmarkAdmission(b *testing.B) {
 var round, conversionRound atomic.Int32
 
 // benchN creates per b.N (BENCH_N), from benchWorkers goroutines.
-var benchN, benchWorkers = envInt("BENCH_N", 2000), envInt("BENCH_WORKERS", 8)
-
-func envInt(name string, def int) int {
-	var n int
-	if _, err := fmt.Sscan(os.Getenv(name), &n); err == nil && n > 0 {
-		return n
-	}
-	return def
-}
+var benchN, benchWorkers = benchenv.EnvInt("BENCH_N", 2000), benchenv.EnvInt("BENCH_WORKERS", 8)

@@ -158,4 +158,4 @@ func BenchmarkConversion(b *testing.B) {
 }
 
 // listsPerOp are the listSize conversions per b.N (BENCH_LISTS).
-var listsPerOp = envInt("BENCH_LISTS", 3)
+var listsPerOp = benchenv.EnvInt("BENCH_LISTS", 3)

@@ -177,3 +177,12 @@ func Settle(pids []int, interval, threshold, limit time.Duration) (waited time.D
 	}
 	return time.Since(start), true
 }
+
+// EnvInt is the positive integer in the environment variable name, or def.
+func EnvInt(name string, def int) int {
+	var n int
+	if _, err := fmt.Sscan(os.Getenv(name), &n); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
