@@ -99,6 +99,9 @@ type DeltaFIFO[T Object] struct {
 	// many of the keys queued then are still to pop.
 	replaceRV   string
 	replaceLeft int
+	// replaces counts the Replace calls, and replacedUpTo is the count at
+	// the last one whose keys were all popped (with replaced set).
+	replaces, replacedUpTo int64
 
 	// populated turns true at the first Add, Update, Delete or Replace;
 	// initialPopulationCount is how many keys of the first Replace have not
@@ -267,9 +270,11 @@ func (f *DeltaFIFO[T]) replace(list []T, resourceVersion string, transform Trans
 // markPopulatedLocked ends a Replace: the first one sets how many keys
 // must be popped before the queue has synced.
 func (f *DeltaFIFO[T]) markPopulatedLocked(resourceVersion string) {
+	f.replaces++
 	if f.replaced != nil {
 		f.replaceRV, f.replaceLeft = resourceVersion, len(f.items)
 		if f.replaceLeft == 0 {
+			f.replacedUpTo = f.replaces
 			f.replaced(resourceVersion)
 		}
 	}
@@ -404,6 +409,7 @@ func (f *DeltaFIFO[T]) Pop(process PopProcessFunc[T]) error {
 		process(key, deltas, isInInitialList)
 		if f.replaceLeft > 0 {
 			if f.replaceLeft--; f.replaceLeft == 0 {
+				f.replacedUpTo = f.replaces
 				f.replaced(f.replaceRV)
 			}
 		}

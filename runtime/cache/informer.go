@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -59,7 +61,6 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 		opts.Reflector.Clock = clock.RealClock{}
 	}
 	s := &sharedIndexInformer[T]{
-		lw:                lw,
 		indexer:           newThreadSafeMap[T](),
 		processor:         &sharedProcessor[T]{},
 		defaultResync:     opts.ResyncPeriod,
@@ -68,6 +69,7 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 		clock:             opts.Reflector.Clock,
 		done:              make(chan struct{}),
 	}
+	s.lw = scopedLW[T]{ListerWatcher: lw, selector: s.shardSelector}
 	_ = s.indexer.AddIndexers(opts.Indexers) // a map names each index once
 	if internable[T]() {
 		s.interner = NewInterner()
@@ -75,7 +77,7 @@ func NewSharedIndexInformerWithOptions[T Object](lw ListerWatcher[T], opts Share
 	s.fifo = NewDeltaFIFOWithOptions(DeltaFIFOOptions[T]{
 		KnownObjects: s.indexer,
 		Transformer:  s.withInterning(nil),
-		Replaced:     s.indexer.Bookmark,
+		Replaced:     s.replaced,
 		Inline:       s.handleDeltas,
 	})
 	return s
@@ -89,6 +91,12 @@ type sharedIndexInformer[T Object] struct {
 	// interner shares repeated metadata strings among the cached objects;
 	// nil for object types whose accessors return copies.
 	interner *Interner
+	// scope, when set, is the part of the resource the informer holds
+	// (Rescope); rescopes are the Rescopes whose first list has not yet
+	// been handled entirely, each closed once it has: the fifo's Replace
+	// count it waits for. Guarded by the fifo's lock.
+	scope    atomic.Pointer[Scope[T]]
+	rescopes []rescope
 
 	// lock guards the configuration below, which is fixed once started,
 	// and stopped, after which no handler is added.
@@ -174,6 +182,15 @@ func (s *sharedIndexInformer[T]) resyncLoop(ctx context.Context, period time.Dur
 // handleDeltas applies one key's deltas to the Indexer and tells the
 // handlers. It runs with the DeltaFIFO locked.
 func (s *sharedIndexInformer[T]) handleDeltas(key ObjectName, deltas Deltas[T], isInInitialList bool) {
+	if sc := s.scope.Load(); sc != nil && sc.Contains != nil {
+		if newest, ok := deltas.Newest(); ok && !sc.Contains(newest.Object) {
+			// Outside the scope: from a server that ignores the shard
+			// selector, or queued before a Rescope. Not the informer's to
+			// hold, nor the handlers' to hear of.
+			s.indexer.remove(key)
+			return
+		}
+	}
 	for _, d := range deltas {
 		switch d.Type {
 		case Deleted:
@@ -195,6 +212,62 @@ func (s *sharedIndexInformer[T]) handleDeltas(key ObjectName, deltas Deltas[T], 
 			s.processor.distribute(notification[T]{kind: updateNotification, old: old, new: d.Object}, isSync)
 		}
 	}
+}
+
+// Rescope changes the part of the resource the informer holds: see
+// Rescoper. Before Run it sets the scope of the first list.
+func (s *sharedIndexInformer[T]) Rescope(scope Scope[T]) <-chan struct{} {
+	synced := make(chan struct{})
+	between := func() {
+		s.scope.Store(&scope)
+		s.fifo.withLock(func() {
+			if scope.Contains != nil {
+				for _, key := range s.indexer.ListNames() {
+					if obj, ok := s.indexer.GetByName(key); ok && !scope.Contains(obj) {
+						s.indexer.remove(key)
+					}
+				}
+			}
+			// No list is under way: the next Replace is the new scope's.
+			s.rescopes = append(s.rescopes, rescope{after: s.fifo.replaces + 1, synced: synced})
+		})
+	}
+	s.lock.Lock()
+	r := s.reflector
+	if r == nil {
+		between() // before Run: the first list is the scope's
+	}
+	s.lock.Unlock()
+	if r != nil {
+		r.Relist(between)
+	}
+	return synced
+}
+
+type rescope struct {
+	after  int64
+	synced chan struct{}
+}
+
+// replaced is told, with the fifo locked, that a list's keys have all
+// been handled: the indexer is at its version, and the Rescopes it
+// answers have synced.
+func (s *sharedIndexInformer[T]) replaced(resourceVersion string) {
+	s.indexer.Bookmark(resourceVersion)
+	s.rescopes = slices.DeleteFunc(s.rescopes, func(r rescope) bool {
+		if r.after <= s.fifo.replacedUpTo {
+			close(r.synced)
+			return true
+		}
+		return false
+	})
+}
+
+func (s *sharedIndexInformer[T]) shardSelector() string {
+	if sc := s.scope.Load(); sc != nil {
+		return sc.ShardSelector
+	}
+	return ""
 }
 
 func (s *sharedIndexInformer[T]) HasSynced() bool { return s.fifo.HasSynced() }

@@ -114,6 +114,22 @@ type Reflector[T Object] struct {
 	// pagedAtZero records that a list at "0" came back in pages: the
 	// apiserver has no watch cache for the resource, so relists page too.
 	pagedAtZero bool
+	// cycleMu guards current, the list-and-watch cycle under way, which
+	// Relist ends, and paused, set while Relist's function runs, which no
+	// cycle may start during (resumed signals its end); wake cuts a backoff
+	// wait short for a Relist between cycles.
+	cycleMu sync.Mutex
+	current *cycle
+	paused  bool
+	resumed *sync.Cond
+	wake    chan struct{}
+}
+
+// cycle is one list and the watches after it, until a relist.
+type cycle struct {
+	cancel   context.CancelFunc
+	done     chan struct{}
+	relisted bool
 }
 
 // NewReflector returns a Reflector that keeps store in step with lw.
@@ -142,7 +158,9 @@ func NewReflector[T Object](lw ListerWatcher[T], store ReflectorStore[T], opts R
 	streamLists := !opts.DisableWatchList &&
 		clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) &&
 		!watchlist.DoesClientNotSupportWatchListSemantics(lw)
-	return &Reflector[T]{lw: lw, store: store, opts: opts, streamLists: streamLists}
+	r := &Reflector[T]{lw: lw, store: store, opts: opts, streamLists: streamLists, wake: make(chan struct{}, 1)}
+	r.resumed = sync.NewCond(&r.cycleMu)
+	return r
 }
 
 func defaultWatchErrorHandler(name string) WatchErrorHandler {
@@ -181,29 +199,109 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 	b := newBackoff(r.opts.Backoff, r.opts.Clock)
 	expiredAtOnce := false
 	for ctx.Err() == nil {
-		streamed, err := r.sync(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			r.opts.WatchErrorHandler(ctx, err)
-			if !b.wait(ctx) {
-				return
-			}
-			continue
+		cycleCtx, end := r.startCycle(ctx)
+		backoff := r.runCycle(cycleCtx, b, &expiredAtOnce)
+		if end() && ctx.Err() == nil {
+			continue // relisted: list again at once, from the last version seen
 		}
-		// A good list ends an outage: the next failure should not wait as
-		// long as the outage's last. But when the watch from the previous
-		// list expired at once, lists succeed while the reflector gets
-		// nowhere; then relists keep backing off, lest a server that keeps
-		// answering 410 be hammered with full lists.
-		if !expiredAtOnce {
-			b.reset()
-		}
-		expiredAtOnce = r.watch(ctx, b, streamed)
-		// The watch returned for a 410: relist, after a backoff step.
-		if ctx.Err() == nil && !b.wait(ctx) {
+		if ctx.Err() != nil || backoff && !r.backoff(ctx, b) {
 			return
+		}
+	}
+}
+
+// startCycle begins a cycle that Relist can end; end ends it and reports
+// whether Relist did.
+func (r *Reflector[T]) startCycle(ctx context.Context) (context.Context, func() (relisted bool)) {
+	cycleCtx, cancel := context.WithCancel(ctx)
+	c := &cycle{cancel: cancel, done: make(chan struct{})}
+	r.cycleMu.Lock()
+	for r.paused {
+		r.resumed.Wait()
+	}
+	r.current = c
+	r.cycleMu.Unlock()
+	return cycleCtx, func() bool {
+		r.cycleMu.Lock()
+		r.current = nil
+		relisted := c.relisted
+		r.cycleMu.Unlock()
+		cancel()
+		close(c.done)
+		return relisted
+	}
+}
+
+// backoff waits a backoff step, cut short by a Relist; false when ctx is
+// done.
+func (r *Reflector[T]) backoff(ctx context.Context, b *backoff) bool {
+	waitCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-r.wake:
+			cancel()
+		case <-stop:
+		}
+	}()
+	return b.wait(waitCtx) || ctx.Err() == nil
+}
+
+// runCycle lists and then watches until the watch needs a relist, or ctx
+// is done. It reports whether the next list should wait a backoff step:
+// after a failed list, and after a watch that returned for a 410.
+func (r *Reflector[T]) runCycle(ctx context.Context, b *backoff, expiredAtOnce *bool) (backoff bool) {
+	streamed, err := r.sync(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		r.opts.WatchErrorHandler(ctx, err)
+		return true
+	}
+	// A good list ends an outage: the next failure should not wait as
+	// long as the outage's last. But when the watch from the previous
+	// list expired at once, lists succeed while the reflector gets
+	// nowhere; then relists keep backing off, lest a server that keeps
+	// answering 410 be hammered with full lists.
+	if !*expiredAtOnce {
+		b.reset()
+	}
+	*expiredAtOnce = r.watch(ctx, b, streamed)
+	return true
+}
+
+// Relist ends the list or watch under way, runs between, when no list
+// or watch is under way, if it is not nil, and makes Run list again at
+// once: what the lister-watcher lists has changed (an informer's
+// Rescope), and between's changes to the store come before the new list.
+// Between cycles it cuts a backoff wait short. It must not be called
+// from the goroutine that calls the store.
+func (r *Reflector[T]) Relist(between func()) {
+	r.cycleMu.Lock()
+	c := r.current
+	if c != nil {
+		c.relisted = true
+		c.cancel()
+	}
+	r.paused = true
+	r.cycleMu.Unlock()
+	if c != nil {
+		<-c.done
+	}
+	if between != nil {
+		between()
+	}
+	r.cycleMu.Lock()
+	r.paused = false
+	r.resumed.Broadcast()
+	r.cycleMu.Unlock()
+	if c == nil {
+		select {
+		case r.wake <- struct{}{}:
+		default: // one pending is enough
 		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"net"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -69,6 +70,10 @@ type Server[T cache.Object] struct {
 	// it cannot stream them, as client-go's fake clientsets.
 	watchListOff         bool
 	watchListUnsupported bool
+	// shards, when set, serves ShardSelector as an apiserver with the
+	// ShardedListAndWatch feature: it turns a selector into the objects
+	// it selects.
+	shards func(selector string) (func(obj any) bool, error)
 
 	lists   []metav1.ListOptions
 	watches []metav1.ListOptions
@@ -82,6 +87,28 @@ func NewServer[T cache.Object](resource schema.GroupResource) *Server[T] {
 		base:     map[cache.ObjectName]T{},
 		watchers: map[*watcher]struct{}{},
 	}
+}
+
+// ServeShardSelectors makes lists and watches with a ShardSelector send
+// only the objects parse's function selects, as an apiserver with the
+// ShardedListAndWatch feature on; a parse error is a 400. Without it the
+// server ignores ShardSelector, as one with the feature off.
+func (s *Server[T]) ServeShardSelectors(parse func(selector string) (func(obj any) bool, error)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shards = parse
+}
+
+// shardFilterLocked is what opts' ShardSelector selects; nil for all.
+func (s *Server[T]) shardFilterLocked(opts metav1.ListOptions) (func(obj any) bool, error) {
+	if s.shards == nil || opts.ShardSelector == "" {
+		return nil, nil
+	}
+	f, err := s.shards(opts.ShardSelector)
+	if err != nil {
+		return nil, apierrors.NewBadRequest("invalid shard selector: " + err.Error())
+	}
+	return f, nil
 }
 
 // ErrRefused is what List and Watch return while the server is down: the
@@ -381,7 +408,22 @@ func (s *Server[T]) Calls() (lists, watches []metav1.ListOptions) {
 // A continue token is "<list rv>/<offset>" into the state at that version;
 // it reads etcd at exactly that version, so it expires with a compaction
 // past it. Options the apiserver rejects are rejected alike.
-func (s *Server[T]) List(_ context.Context, opts metav1.ListOptions) (cache.ListPage[T], error) {
+func (s *Server[T]) List(ctx context.Context, opts metav1.ListOptions) (cache.ListPage[T], error) {
+	page, err := s.list(ctx, opts)
+	if err != nil {
+		return page, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keep, err := s.shardFilterLocked(opts)
+	if err != nil || keep == nil {
+		return page, err
+	}
+	page.Items = slices.DeleteFunc(page.Items, func(obj T) bool { return !keep(obj) })
+	return page, nil
+}
+
+func (s *Server[T]) list(_ context.Context, opts metav1.ListOptions) (cache.ListPage[T], error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lists = append(s.lists, opts)
@@ -558,6 +600,10 @@ func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Int
 	if err := validateWatchOptions(opts, !s.watchListOff); err != nil {
 		return nil, err
 	}
+	keep, err := s.shardFilterLocked(opts)
+	if err != nil {
+		return nil, err
+	}
 	var from int64
 	if opts.ResourceVersion != "" {
 		var err error
@@ -570,6 +616,7 @@ func (s *Server[T]) Watch(_ context.Context, opts metav1.ListOptions) (watch.Int
 		delete(s.watchers, w)
 		s.mu.Unlock()
 	})
+	w.keep = keep
 	if opts.SendInitialEvents != nil {
 		if *opts.SendInitialEvents {
 			s.streamListLocked(w, from, opts.AllowWatchBookmarks)
@@ -679,7 +726,10 @@ func rvOf(ev watch.Event) int64 {
 // watcher delivers events through an unbounded queue, so the server never
 // blocks on a slow reader.
 type watcher struct {
-	onStop  func(*watcher)
+	onStop func(*watcher)
+	// keep, when set, selects the objects of the events sent (a shard
+	// selector's).
+	keep    func(obj any) bool
 	mu      sync.Mutex
 	cond    sync.Cond
 	queue   []watch.Event
@@ -697,6 +747,9 @@ func newWatcher(onStop func(*watcher)) *watcher {
 }
 
 func (w *watcher) send(ev watch.Event) {
+	if w.keep != nil && (ev.Type == watch.Added || ev.Type == watch.Modified || ev.Type == watch.Deleted) && !w.keep(ev.Object) {
+		return
+	}
 	w.mu.Lock()
 	w.queue = append(w.queue, ev)
 	w.mu.Unlock()
