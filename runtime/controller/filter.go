@@ -76,7 +76,10 @@ func And[T cache.Object](filters ...UpdateFilter[T]) UpdateFilter[T] {
 // dropped. The event may arrive before the write returns: an update from
 // the write's resourceVersion is then held, and released or dropped when
 // the write returns. A key's writes are never concurrent: the workqueue
-// gives a key to one worker at a time.
+// gives a key to one worker at a time. Only the last write is remembered:
+// when a reconcile (on a cache that does not show the last write yet)
+// writes again before the last write's update arrives, that update is
+// reconciled. The error is always on the side of reconciling.
 type ownWrites struct {
 	mu sync.Mutex
 	m  map[cache.ObjectName]*ownWrite

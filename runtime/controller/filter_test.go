@@ -11,6 +11,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/applyconfigurations"
+	kubescheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/ctrlgen/ctrlgen/runtime/cache"
 	"github.com/ctrlgen/ctrlgen/runtime/cache/cachetest"
@@ -169,6 +172,7 @@ func TestEventFiltersDropTheUpdatesTheyDoNotPass(t *testing.T) {
 				o.Data["status"] = "ready"
 				return controller.Result{}, nil
 			})
+			log.barrier(t, s) // the controller is running: no event of "a" meets Run's queueing of the cache
 			var got []int
 			for _, step := range steps {
 				step.do(s)
@@ -191,33 +195,40 @@ func TestEventFiltersDropTheUpdatesTheyDoNotPass(t *testing.T) {
 }
 
 // TestSkipOwnStatusWritesAfterAConflict: the status write conflicts with
-// someone else's write, which is reconciled; the retried write, made on
-// the fresh object, is still recognised as the controller's own.
+// someone else's write; the retried write, made on the fresh object, is
+// still recognised as the controller's own. The other writer's update is
+// dropped by an UpdateFilter, so that any second reconcile would be the
+// own write's.
 func TestSkipOwnStatusWritesAfterAConflict(t *testing.T) {
-	s := cachetest.NewServer[*corev1.ConfigMap](gr)
-	var log reconcileLog
-	var once sync.Once
-	startWorkers(t, s, 1, func(o *controller.Options[*corev1.ConfigMap]) {
-		o.SkipOwnStatusWrites = true
-	}, func(_ context.Context, o *corev1.ConfigMap) (controller.Result, error) {
-		log.add(o.Name)
-		if o.Name == "a" {
-			once.Do(func() {
-				s.Mutate(key("a"), func(o *corev1.ConfigMap) { o.Data["other"] = "writer" })
+	for _, skip := range []bool{false, true} {
+		t.Run(fmt.Sprint("skip=", skip), func(t *testing.T) {
+			s := cachetest.NewServer[*corev1.ConfigMap](gr)
+			var log reconcileLog
+			var once sync.Once
+			startWorkers(t, s, 1, func(o *controller.Options[*corev1.ConfigMap]) {
+				o.SkipOwnStatusWrites = skip
+				o.UpdateFilter = func(old, obj *corev1.ConfigMap) bool { return old.Data["other"] == obj.Data["other"] }
+			}, func(_ context.Context, o *corev1.ConfigMap) (controller.Result, error) {
+				log.add(o.Name)
+				if o.Name == "a" {
+					once.Do(func() {
+						s.Mutate(key("a"), func(o *corev1.ConfigMap) { o.Data["other"] = "writer" })
+					})
+				}
+				o.Data["status"] = "ready"
+				return controller.Result{}, nil
 			})
-		}
-		o.Data["status"] = "ready"
-		return controller.Result{}, nil
-	})
-	s.Create(cm("a"))
-	log.barrier(t, s)
-	// The create, then the other writer's update (which the conflicting
-	// write saw); not the controller's own write.
-	if n := log.count("a"); n != 2 {
-		t.Errorf("a reconciled %d times, want 2", n)
-	}
-	if got := stored(s, "a"); got.Data["status"] != "ready" || got.Data["other"] != "writer" {
-		t.Errorf("a's data %v", got.Data)
+			log.barrier(t, s)
+			s.Create(cm("a"))
+			log.barrier(t, s)
+			want := map[bool]int{false: 2, true: 1}[skip]
+			if n := log.count("a"); n != want {
+				t.Errorf("a reconciled %d times, want %d", n, want)
+			}
+			if got := stored(s, "a"); got.Data["status"] != "ready" || got.Data["other"] != "writer" {
+				t.Errorf("a's data %v", got.Data)
+			}
+		})
 	}
 }
 
@@ -238,7 +249,6 @@ func TestSkipOwnStatusWritesNeedsAStatusWrite(t *testing.T) {
 func TestUpdateFilterLeavesOwnedObjectsAlone(t *testing.T) {
 	owners := cachetest.NewServer[*corev1.ConfigMap](gr)
 	owned := cachetest.NewServer[*corev1.Secret](schema.GroupResource{Resource: "secrets"})
-	owners.Create(cm("owner"))
 	ownerInf := cache.NewSharedIndexInformer[*corev1.ConfigMap](owners.ListerWatcher(), 0, nil)
 	ownedInf := cache.NewSharedIndexInformer[*corev1.Secret](owned.ListerWatcher(), 0, nil)
 	var log reconcileLog
@@ -255,11 +265,63 @@ func TestUpdateFilterLeavesOwnedObjectsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	runUntilCleanup(t, c, 1, nil, ownerInf, ownedInf)
-	eventually(t, "the first reconcile", func() bool { return log.count("owner") == 1 })
+	log.barrier(t, owners)
+	owners.Create(cm("owner"))
+	log.barrier(t, owners)
 	ref := []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "u", Controller: ptr(true)}}
 	owned.Create(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "s", OwnerReferences: ref}})
 	eventually(t, "the owner reconciled for the add", func() bool { return log.count("owner") == 2 })
 	// The same generation: GenerationChanged would drop it on the owner.
 	owned.Mutate(key("s"), func(o *corev1.Secret) { o.StringData = map[string]string{"k": "v"} })
 	eventually(t, "the owner reconciled for the update", func() bool { return log.count("owner") == 3 })
+	log.barrier(t, owners)
+	if n := log.count("owner"); n != 3 {
+		t.Errorf("owner reconciled %d times, want 3", n)
+	}
+}
+
+// TestSkipOwnStatusWritesOfAStatusApply: status written as a status apply
+// is, without a resourceVersion precondition: the update it made is not
+// reconciled; someone else's write made during the reconcile, which the
+// apply lands on, is.
+func TestSkipOwnStatusWritesOfAStatusApply(t *testing.T) {
+	s := cachetest.NewServer[*corev1.ConfigMap](gr)
+	var log reconcileLog
+	typeConverter := applyconfigurations.NewTypeConverter(kubescheme.Scheme)
+	startWorkers(t, s, 1, func(o *controller.Options[*corev1.ConfigMap]) {
+		o.UpdateStatus, o.SkipOwnStatusWrites = nil, true
+		o.StatusApply = &controller.StatusApply[*corev1.ConfigMap]{
+			ToTyped: func(c *corev1.ConfigMap) (*typed.TypedValue, error) {
+				withKind := *c
+				withKind.TypeMeta = metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"}
+				return typeConverter.ObjectToTyped(&withKind)
+			},
+			// A ConfigMap has no status to apply: its Data["status"] is
+			// set on whatever is stored, as an apply would.
+			Apply: func(_ context.Context, c *corev1.ConfigMap, _ map[string]any, _ metav1.ApplyOptions) (*corev1.ConfigMap, error) {
+				return s.Mutate(key(c.Name), func(cur *corev1.ConfigMap) { copyStatus(cur, c) })
+			},
+		}
+	}, func(_ context.Context, o *corev1.ConfigMap) (controller.Result, error) {
+		log.add(o.Name)
+		if o.Name == "b" && o.Data["status"] == "" {
+			s.Mutate(key("b"), func(o *corev1.ConfigMap) { o.Labels = map[string]string{"by": "someone"} })
+		}
+		o.Data["status"] = "ready"
+		return controller.Result{}, nil
+	})
+	log.barrier(t, s)
+	s.Create(cm("a"))
+	log.barrier(t, s)
+	if n := log.count("a"); n != 1 || stored(s, "a").Data["status"] != "ready" {
+		t.Errorf("a reconciled %d times (want 1), status %q", n, stored(s, "a").Data["status"])
+	}
+	// b: someone relabels it during its first reconcile; the apply lands
+	// on the relabelled object. The relabel is reconciled (its update and
+	// the apply's may share one reconcile).
+	s.Create(cm("b"))
+	log.barrier(t, s)
+	if n := log.count("b"); n < 2 {
+		t.Errorf("b reconciled %d times: the relabel was dropped with the apply", n)
+	}
 }
