@@ -76,6 +76,12 @@ func (b *builder) controllers(p *model.Project) {
 		}
 		b.status(p, k)
 		b.userMethods(k)
+		if c.SkipOwnStatusWrites && !c.StatusWriteBack {
+			b.errorf(c.FilterPos, "+ctrlgen:controller:filter=ownStatusWrites on %s: the controller writes no status (it needs a Status field of a named struct type, the updateStatus verb and a status subresource)", k.Name)
+		}
+		if c.HasFilterUpdate {
+			c.UpdateFilters = append(c.UpdateFilters, model.UpdateFilter{Func: "FilterUpdate", User: true})
+		}
 	}
 }
 
@@ -374,6 +380,7 @@ func (b *builder) userMethods(k *model.Kind) {
 	}
 	b.anywhereMarkers(lines)
 	c.HasReconcile, c.HasFinalize, c.HasDeleted = methods["Reconcile"], methods["Finalize"], methods["Deleted"]
+	c.HasFilterUpdate = methods["FilterUpdate"]
 	if c.HasReconcile && c.Finalizer != "" && !c.HasFinalize {
 		b.warnf(c.Pos, "%s has +ctrlgen:controller:finalizer=%s but package %s defines no Finalize; add\n\tfunc (c *Controller) Finalize(ctx context.Context, obj *%s.%s) error",
 			k.Name, c.Finalizer, c.Pkg, k.Version.Package.Name, k.Name)

@@ -296,3 +296,48 @@ func TestControllerStatusApplyErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestControllerFilters(t *testing.T) {
+	src := "package v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\ntype S struct{}\n" +
+		kindSrc("A", "S", "// +ctrlgen:controller:filter=labelsChanged,ownStatusWrites,generationChanged\n") +
+		kindSrc("B", "S", "// +ctrlgen:controller:filter=annotationsChanged\n") +
+		kindSrc("C", "S", "")
+	p, _, err := buildControllers(t, map[string]string{
+		"apis/v1/doc.go":   controllerDoc,
+		"apis/v1/types.go": src,
+		// The user's own filter, passed along with the marker's.
+		"controllers/b/mine.go": "package b\n\nfunc (c *Controller) Reconcile() {}\nfunc (c *Controller) FilterUpdate() {}\n",
+		"controllers/c/mine.go": "package c\n\nfunc (c *Controller) Reconcile() {}\nfunc (c *Controller) FilterUpdate() {}\n",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]*model.Controller{}
+	for _, k := range p.ControllerKinds() {
+		got[k.Name] = k.Controller
+	}
+	for _, tc := range []struct {
+		kind    string
+		filters []model.UpdateFilter
+		skip    bool
+	}{
+		{"A", []model.UpdateFilter{{Func: "LabelsChanged"}, {Func: "GenerationChanged"}}, true},
+		{"B", []model.UpdateFilter{{Func: "AnnotationsChanged"}, {Func: "FilterUpdate", User: true}}, false},
+		{"C", []model.UpdateFilter{{Func: "FilterUpdate", User: true}}, false},
+	} {
+		c := got[tc.kind]
+		if !slices.Equal(c.UpdateFilters, tc.filters) || c.SkipOwnStatusWrites != tc.skip {
+			t.Errorf("%s: filters %v, skip own status writes %v; want %v, %v", tc.kind, c.UpdateFilters, c.SkipOwnStatusWrites, tc.filters, tc.skip)
+		}
+	}
+}
+
+func TestControllerFilterOwnStatusWritesNeedsAStatus(t *testing.T) {
+	src := "package v1\n\nimport metav1 \"k8s.io/apimachinery/pkg/apis/meta/v1\"\n\ntype S struct{}\n" +
+		kindSrc("A", "S", "// +ctrlgen:controller:filter=ownStatusWrites\n// +genclient:noStatus\n")
+	_, _, err := buildControllers(t, map[string]string{"apis/v1/doc.go": controllerDoc, "apis/v1/types.go": src})
+	want := "types.go:9: error: +ctrlgen:controller:filter=ownStatusWrites on A: the controller writes no status"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v\nwant it to contain %q", err, want)
+	}
+}

@@ -280,8 +280,8 @@ func (b *builder) goPlural(kind string, builtin bool) string {
 
 func (b *builder) controller(m markers.Set, pos token.Position) *model.Controller {
 	if !markers.Controller.Has(m) {
-		if markers.ControllerOwns.Has(m) || markers.ControllerFinalizer.Has(m) || markers.ControllerExpectations.Has(m) || markers.ControllerStatusApply.Has(m) {
-			b.errorf(pos, "+ctrlgen:controller:owns, :finalizer, :expectations and :statusApply need +ctrlgen:controller")
+		if markers.ControllerOwns.Has(m) || markers.ControllerFinalizer.Has(m) || markers.ControllerExpectations.Has(m) || markers.ControllerStatusApply.Has(m) || markers.ControllerFilter.Has(m) {
+			b.errorf(pos, "+ctrlgen:controller:owns, :finalizer, :expectations, :statusApply and :filter need +ctrlgen:controller")
 		}
 		return nil
 	}
@@ -293,6 +293,17 @@ func (b *builder) controller(m markers.Set, pos token.Position) *model.Controlle
 	c.Expectations = markers.ControllerExpectations.Has(m)
 	if markers.ControllerStatusApply.Has(m) {
 		c.StatusApply, c.StatusApplyPos = true, markers.ControllerStatusApply.Pos(m)
+	}
+	if filters, ok := markers.ControllerFilter.Get(m); ok {
+		c.FilterPos = markers.ControllerFilter.Pos(m)
+		for _, f := range filters {
+			switch f {
+			case "ownStatusWrites":
+				c.SkipOwnStatusWrites = true
+			default: // generationChanged → GenerationChanged
+				c.UpdateFilters = append(c.UpdateFilters, model.UpdateFilter{Func: strings.ToUpper(f[:1]) + f[1:]})
+			}
+		}
 	}
 	if c.Expectations && len(c.Owns) == 0 {
 		b.errorf(markers.ControllerExpectations.Pos(m), "+ctrlgen:controller:expectations needs a +ctrlgen:controller:owns=<group>/<version>.<Kind>: expectations are met by observing owned objects")

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -85,7 +86,26 @@ var (
 	ControllerStatusApply = Define("ctrlgen:controller:statusApply", TargetType, Flag,
 		"+ctrlgen:controller:statusApply",
 		"write status by server-side apply as field manager <controller name>, instead of UpdateStatus: only the status fields Reconcile set; a conflict with another manager's field is an error, never forced (needs the apply configurations and a status subresource)")
+	ControllerFilter = Define("ctrlgen:controller:filter", TargetType, controllerFilter,
+		"+ctrlgen:controller:filter=<filter>[,<filter>...] (generationChanged, labelsChanged, annotationsChanged, ownStatusWrites)",
+		"which updates of the kind are reconciled (adds, deletes and owned objects' events always are): an update passes if any of generationChanged, labelsChanged, annotationsChanged given passes, as controller-runtime's predicate.Or of its GenerationChanged, LabelChanged and AnnotationChangedPredicate; a FilterUpdate(old, obj) method written on the Controller joins them; ownStatusWrites drops the update the controller's own status write made (needs a status the controller writes)")
 )
+
+// ControllerFilters are the values of +ctrlgen:controller:filter=.
+var ControllerFilters = []string{"generationChanged", "labelsChanged", "annotationsChanged", "ownStatusWrites"}
+
+func controllerFilter(arg string) ([]string, error) {
+	list, err := ListOf(ControllerFilters...)(arg)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range list {
+		if slices.Contains(list[:i], f) {
+			return nil, fmt.Errorf("%s given twice", f)
+		}
+	}
+	return list, nil
+}
 
 // All is the registry of every marker ctrlgen reads. "+ctrlgen:…" is its
 // own: an unknown marker there is an error. "+genclient…" and
@@ -103,7 +123,7 @@ var All = NewRegistry(Namespaces{Owned: []string{"ctrlgen:"}, Shared: []string{"
 	DeepCopyPackage, DeepCopyType, DeepCopyInterfaces, DeepCopyNonPointer,
 	ClientGen, ListerGen, InformerGen, RegisterGen,
 	ObjectRoot, ObjectGenerate, Resource, StatusSubresource,
-	Controller, ControllerOwns, ControllerFinalizer, ControllerExpectations, ControllerStatusApply, KindWebhook,
+	Controller, ControllerOwns, ControllerFinalizer, ControllerExpectations, ControllerStatusApply, ControllerFilter, KindWebhook,
 }, crdDefs()...)...)
 
 func genclient(arg string) (bool, error) {

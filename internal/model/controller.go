@@ -25,6 +25,16 @@ type Controller struct {
 	// the marker is.
 	StatusApply    bool
 	StatusApplyPos token.Position
+	// UpdateFilters, from +ctrlgen:controller:filter= and a hand-written
+	// FilterUpdate method, decide which updates of the kind are
+	// reconciled: those any of them passes (runtime/controller's
+	// Options.UpdateFilter).
+	UpdateFilters []UpdateFilter
+	// SkipOwnStatusWrites, from +ctrlgen:controller:filter=ownStatusWrites,
+	// drops the update the controller's own status write made;
+	// FilterPos is where the marker is.
+	SkipOwnStatusWrites bool
+	FilterPos           token.Position
 	// Pos is where the +ctrlgen:controller marker is.
 	Pos token.Position
 
@@ -71,6 +81,9 @@ type Controller struct {
 	// HasDeleted wires the user's Deleted(ctx, key) method, called for keys
 	// whose object is gone.
 	HasDeleted bool
+	// HasFilterUpdate adds the user's FilterUpdate(old, obj) method to
+	// UpdateFilters.
+	HasFilterUpdate bool
 
 	// Kube is set when the controller owns a built-in kind from the tree
 	// the ctrlgen module ships (Owned.Builtin): the controller then also
@@ -81,6 +94,13 @@ type Controller struct {
 	// (Owned.MetadataOnly): the controller then takes a metadata
 	// informer factory.
 	Metadata bool
+}
+
+// UpdateFilter is one filter of a controller's updates: a function of
+// runtime/controller, "GenerationChanged", or the user's FilterUpdate.
+type UpdateFilter struct {
+	Func string
+	User bool
 }
 
 // Kube names the informers the ctrlgen module ships for k8s.io/api and

@@ -79,6 +79,20 @@ type Options[T cache.Object] struct {
 	// WatchOwned lowers them as the owned informers observe adds and
 	// deletes, and they are dropped when the owner is deleted.
 	Expectations *Expectations[T]
+
+	// UpdateFilter, if set, decides which updates of the primary object
+	// queue it, e.g. Or(GenerationChanged[T], LabelsChanged[T]) (see
+	// UpdateFilter). Adds, deletes and owned objects' events always queue.
+	UpdateFilter UpdateFilter[T]
+	// SkipOwnStatusWrites drops the update event of the controller's own
+	// status write (by UpdateStatus or StatusApply): an update from the
+	// resourceVersion the write was made on to the one it returned, with
+	// nothing outside status changed. Reconcile has just seen that object;
+	// someone else's status write still queues it. An update from the
+	// write's resourceVersion that arrives before the write returns is
+	// held until it does. Unlike GenerationChanged, it keeps reconciling
+	// status that others change.
+	SkipOwnStatusWrites bool
 }
 
 // Controller reconciles the objects of one informer.
@@ -90,6 +104,8 @@ type Controller[T cache.Object] struct {
 	metrics *controllerMetrics
 	// statusApplier is set with Options.StatusApply.
 	statusApplier *statusApplier[T]
+	// ownWrites is set with Options.SkipOwnStatusWrites.
+	ownWrites *ownWrites
 }
 
 // queueBox holds the queue of the current Run; events that arrive while no
@@ -115,6 +131,8 @@ func New[T cache.Object](opts Options[T]) (*Controller[T], error) {
 		return nil, fmt.Errorf("controller %s: StatusApply and UpdateStatus both write status; set one", opts.Name)
 	case opts.StatusApply != nil && (opts.StatusEqual == nil || opts.StatusApply.ToTyped == nil || opts.StatusApply.Apply == nil):
 		return nil, fmt.Errorf("controller %s: StatusApply needs StatusEqual, ToTyped and Apply", opts.Name)
+	case opts.SkipOwnStatusWrites && opts.UpdateStatus == nil && opts.StatusApply == nil:
+		return nil, fmt.Errorf("controller %s: SkipOwnStatusWrites needs UpdateStatus or StatusApply: the controller writes no status", opts.Name)
 	}
 	if opts.RateLimiter == nil {
 		opts.RateLimiter = workqueue.DefaultControllerRateLimiter[cache.ObjectName]()
@@ -129,10 +147,27 @@ func New[T cache.Object](opts Options[T]) (*Controller[T], error) {
 			return nil, fmt.Errorf("controller %s: %w", opts.Name, err)
 		}
 	}
+	if opts.SkipOwnStatusWrites {
+		c.ownWrites = newOwnWrites()
+	}
 	reg, err := opts.Informer.AddTypedEventHandler(named[T]{opts.Name, clientcache.TypedResourceEventHandlerFuncs[T]{
-		AddFunc:    func(obj T) { c.Enqueue(cache.MetaObjectName(obj)) },
-		UpdateFunc: func(_, obj T) { c.Enqueue(cache.MetaObjectName(obj)) },
-		DeleteFunc: func(d clientcache.DeletedObject[T]) { c.Enqueue(d.GetObjectName()) },
+		AddFunc: func(obj T) { c.Enqueue(cache.MetaObjectName(obj)) },
+		UpdateFunc: func(old, obj T) {
+			key := cache.MetaObjectName(obj)
+			pass := c.opts.UpdateFilter == nil || c.opts.UpdateFilter(old, obj)
+			if c.ownWrites != nil && c.ownWrites.claim(key, old, obj, pass) {
+				return
+			}
+			if pass {
+				c.Enqueue(key)
+			}
+		},
+		DeleteFunc: func(d clientcache.DeletedObject[T]) {
+			if c.ownWrites != nil {
+				c.ownWrites.forget(d.GetObjectName())
+			}
+			c.Enqueue(d.GetObjectName())
+		},
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("controller %s: %w", opts.Name, err)
@@ -378,24 +413,54 @@ func (c *Controller[T]) writeStatus(ctx context.Context, key cache.ObjectName, c
 	case c.opts.UpdateStatus == nil && c.statusApplier == nil, c.opts.StatusEqual(cached, obj):
 		return nil
 	case c.statusApplier != nil:
-		return c.statusApplier.apply(ctx, cached, obj, observedGeneration)
+		// An apply has no resourceVersion precondition: it is made on the
+		// cached object, unless someone wrote since (see ownWrites.claim).
+		c.beginOwnWrite(key, cached)
+		applied, err := c.statusApplier.apply(ctx, cached, obj, observedGeneration)
+		c.endOwnWrite(key, applied, err)
+		return err
 	}
-	_, err := c.opts.UpdateStatus(ctx, obj)
+	c.beginOwnWrite(key, obj)
+	written, err := c.opts.UpdateStatus(ctx, obj)
 	for i := 0; apierrors.IsConflict(err) && i < c.opts.StatusConflictRetries; i++ {
 		fresh, gerr := c.opts.Get(ctx, key)
-		if apierrors.IsNotFound(gerr) {
-			return nil
-		}
 		if gerr != nil {
-			return gerr
+			err = gerr
+			break
 		}
 		c.opts.CopyStatus(fresh, obj)
-		_, err = c.opts.UpdateStatus(ctx, fresh)
+		c.beginOwnWrite(key, fresh)
+		written, err = c.opts.UpdateStatus(ctx, fresh)
 	}
+	c.endOwnWrite(key, written, err)
 	if apierrors.IsNotFound(err) {
 		return nil // deleted meanwhile; nothing left to report on
 	}
 	return err
+}
+
+// beginOwnWrite notes, with SkipOwnStatusWrites, that a status write of
+// key is about to be made on on's resourceVersion.
+func (c *Controller[T]) beginOwnWrite(key cache.ObjectName, on T) {
+	if c.ownWrites != nil && c.ownWrites.begin(key, on.GetResourceVersion()) {
+		c.Enqueue(key)
+	}
+}
+
+// endOwnWrite notes, with SkipOwnStatusWrites, what the status write
+// begun last returned.
+func (c *Controller[T]) endOwnWrite(key cache.ObjectName, written T, err error) {
+	if c.ownWrites == nil {
+		return
+	}
+	var zero T
+	to := ""
+	if err == nil && written != zero {
+		to = written.GetResourceVersion()
+	}
+	if c.ownWrites.end(key, to) {
+		c.Enqueue(key)
+	}
 }
 
 func (c *Controller[T]) event(key cache.ObjectName, reason string, err error) {

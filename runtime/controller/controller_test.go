@@ -83,6 +83,12 @@ func copyStatus(dst, src *corev1.ConfigMap) {
 
 func start(t *testing.T, s *server, mutate func(*controller.Options[*corev1.ConfigMap]), reconcile func(context.Context, *corev1.ConfigMap) (controller.Result, error)) *harness {
 	t.Helper()
+	return startWorkers(t, s, 2, mutate, reconcile)
+}
+
+// startWorkers is start with the given number of workers.
+func startWorkers(t *testing.T, s *server, workers int, mutate func(*controller.Options[*corev1.ConfigMap]), reconcile func(context.Context, *corev1.ConfigMap) (controller.Result, error)) *harness {
+	t.Helper()
 	inf := cache.NewSharedIndexInformerWithOptions[*corev1.ConfigMap](s.ListerWatcher(), cache.SharedIndexInformerOptions{})
 	opts := options(s, inf, t.Name(), reconcile)
 	if mutate != nil {
@@ -95,7 +101,7 @@ func start(t *testing.T, s *server, mutate func(*controller.Options[*corev1.Conf
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{t: t, s: s, inf: inf, c: c, cancel: cancel, done: make(chan error, 1)}
 	go inf.RunWithContext(ctx)
-	go func() { h.done <- c.Run(ctx, 2) }()
+	go func() { h.done <- c.Run(ctx, workers) }()
 	t.Cleanup(h.stop)
 	return h
 }

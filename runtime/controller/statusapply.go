@@ -116,23 +116,27 @@ func newStatusApplier[T cache.Object](manager string, opts StatusApply[T]) (*sta
 	return a, nil
 }
 
-// apply applies obj's status as changed from cached. observedGeneration
-// says whether SetObservedGeneration set it.
-func (a *statusApplier[T]) apply(ctx context.Context, cached, obj T, observedGeneration bool) error {
+// apply applies obj's status as changed from cached, and returns the
+// object the apiserver made (the zero T when there is none).
+// observedGeneration says whether SetObservedGeneration set it.
+func (a *statusApplier[T]) apply(ctx context.Context, cached, obj T, observedGeneration bool) (T, error) {
+	var zero T
 	fields, err := a.fields(cached, obj, observedGeneration)
 	if err != nil {
-		return fmt.Errorf("status apply of %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+		return zero, fmt.Errorf("status apply of %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
-	_, err = a.opts.Apply(ctx, obj, fields, metav1.ApplyOptions{FieldManager: a.manager})
+	applied, err := a.opts.Apply(ctx, obj, fields, metav1.ApplyOptions{FieldManager: a.manager})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil // deleted meanwhile; nothing left to report on
+		return zero, nil // deleted meanwhile; nothing left to report on
 	case apierrors.IsConflict(err):
 		// An apply carries no resourceVersion: its only conflicts are
 		// other managers' fields.
-		return &StatusApplyConflictError{Manager: a.manager, Conflicts: fieldConflicts(err), Err: err}
+		return zero, &StatusApplyConflictError{Manager: a.manager, Conflicts: fieldConflicts(err), Err: err}
+	case err != nil:
+		return zero, err
 	}
-	return err
+	return applied, nil
 }
 
 // fields is obj's unstructured form reduced to the status fields to

@@ -1,0 +1,34 @@
+package gadget
+
+import (
+	"context"
+
+	widgetsv1 "example.com/filters/apis/widgets/v1"
+	"github.com/ctrlgen/ctrlgen/runtime/controller"
+	klog "k8s.io/klog/v2"
+)
+
+// This file is yours: ctrlgen wrote it once, because the package had no
+// Reconcile, and never touches it again. The wiring it calls into is in
+// zz_generated.controller.go, which ctrlgen rewrites on every run.
+//
+// To act on a Gadget that is gone from the cache, define
+//
+//	func (c *Controller) Deleted(ctx context.Context, key cache.ObjectName) error
+//
+// and run ctrlgen again: the wiring then calls it.
+
+// Reconcile makes the world match obj, a deep copy of the cached
+// Gadget that Reconcile may change.
+//
+// Changes to obj.Status are applied to the status subresource
+// (server-side apply as field manager ControllerName: the fields set
+// here, never other managers') when Reconcile returns, even with an
+// error.
+//
+// Return an error to retry with backoff, controller.Permanent(err) for one
+// that retrying cannot fix, or a Result to reconcile again later.
+func (c *Controller) Reconcile(ctx context.Context, obj *widgetsv1.Gadget) (controller.Result, error) {
+	klog.FromContext(ctx).Info("Reconciling Gadget", "gadget", klog.KObj(obj), "generation", obj.Generation)
+	return controller.Result{}, nil
+}
