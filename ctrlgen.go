@@ -59,6 +59,11 @@ type Config struct {
 	// RBACDir is where the rbac generator writes the manager's RBAC
 	// manifests (kubebuilder's config/rbac); empty means DefaultRBACDir.
 	RBACDir string
+	// RBACNamespaces says the manager caches only these namespaces
+	// (runtime/manager's --namespaces): the rules derived for namespaced
+	// resources go into a Role manager-role in each, with a RoleBinding,
+	// instead of the ClusterRole. Empty: the ClusterRole, as before.
+	RBACNamespaces []string
 	// WebhookDir is where the webhook generator writes kubebuilder's
 	// config/webhook; empty means DefaultWebhookDir.
 	WebhookDir string
@@ -322,6 +327,8 @@ func prepare(cfg Config) (*run, error) {
 	}
 	if r.needs.RBACDir {
 		r.rbacDir = cfg.abs(cmp.Or(cfg.RBACDir, DefaultRBACDir))
+	} else if len(cfg.RBACNamespaces) > 0 {
+		return nil, errors.New("--rbac-namespaces is for the rbac generator, which this run does not run: give --rbac-dir, or rbac in --generators")
 	}
 	if r.needs.WebhookDir {
 		r.webhookDir = cfg.abs(cmp.Or(cfg.WebhookDir, DefaultWebhookDir))
@@ -390,6 +397,7 @@ func (r *run) build(prog *loader.Program) (*model.Project, error) {
 		NoApplyConfigurationTypes:   !r.needs.ApplyConfigurationTypes,
 		CRDDir:                      r.crdDir,
 		RBACDir:                     r.rbacDir,
+		RBACNamespaces:              cfg.RBACNamespaces,
 		WebhookDir:                  r.webhookDir,
 		StrictMarkers:               cfg.StrictMarkers,
 	})

@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/ctrlgen/ctrlgen/internal/model"
 )
@@ -25,6 +28,7 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 	fs.StringVar(&cfg.ControllersDir, "controllers-dir", "", "directory of the controller packages, one per +ctrlgen:controller kind: DIR/<lower-case kind>, holding zz_generated.controller.go (rewritten every run) and reconcile.go (written once, yours to edit) (default: \"controllers\" next to --output-dir, e.g. pkg/generated → pkg/controllers; inside --output-dir when that is the module root)")
 	fs.StringVar(&cfg.CRDDir, "crd-dir", "", "directory the crd generator writes CustomResourceDefinitions to, <dir>/<group>_<plural>.yaml, as kubebuilder's config/crd; setting it turns the crd generator on when --generators is not given (with --generators crd, the default is \""+DefaultCRDDir+"\", relative to the working directory)")
 	fs.StringVar(&cfg.RBACDir, "rbac-dir", "", "directory the rbac generator writes the manager's RBAC manifests to, as kubebuilder's config/rbac: its ClusterRole, derived from the controllers and the +kubebuilder:rbac markers, its ServiceAccount, bindings, leader election and metrics roles, and a kustomization.yaml; setting it turns the rbac generator on when --generators is not given (with --generators rbac, the default is \""+DefaultRBACDir+"\", relative to the working directory)")
+	rbacNamespaces := fs.String("rbac-namespaces", "", "comma-separated namespaces the manager is limited to (its --namespaces): the rbac generator puts the rules it derives for namespaced resources into a Role manager-role and RoleBinding in each, instead of the ClusterRole, which keeps those of cluster-scoped resources (default: every namespace, the ClusterRole)")
 	fs.StringVar(&cfg.WebhookDir, "webhook-dir", "", "directory the webhook generator writes kubebuilder's config/webhook to: manifests.yaml (the MutatingWebhookConfiguration and ValidatingWebhookConfiguration of the +kubebuilder:webhook markers, as controller-gen writes them), the Service in front of the manager's webhook server and a kustomization; setting it turns the webhook generator on when --generators is not given (with --generators webhook, the default is \""+DefaultWebhookDir+"\", relative to the working directory)")
 	fs.StringVar(&cfg.BoilerplateFile, "boilerplate", "", "file whose text goes on every generated file, after the generated-code line")
 	generators := fs.String("generators", "", "comma-separated generators to run (default: all); stale files are removed only for these")
@@ -52,6 +56,17 @@ func ParseArgs(args []string, stderr io.Writer) (Config, error) {
 		}
 		cfg.Patterns = append(cfg.Patterns, fs.Arg(0))
 		args = fs.Args()[1:]
+	}
+	if *rbacNamespaces != "" {
+		for _, ns := range strings.Split(*rbacNamespaces, ",") {
+			ns = strings.TrimSpace(ns)
+			if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+				return cfg, fmt.Errorf("--rbac-namespaces: %q is not a namespace name: %s", ns, strings.Join(msgs, "; "))
+			}
+			cfg.RBACNamespaces = append(cfg.RBACNamespaces, ns)
+		}
+		slices.Sort(cfg.RBACNamespaces)
+		cfg.RBACNamespaces = slices.Compact(cfg.RBACNamespaces)
 	}
 	cfg.NoApplyConfig = !*withApplyConfig
 	cfg.NoJSONDecoders = !*jsonDecoders

@@ -69,6 +69,12 @@ func TestParseArgs(t *testing.T) {
 			t.Errorf("--external-applyconfigurations %s: no error", bad)
 		}
 	}
+	if cfg, err := ParseArgs([]string{"--rbac-namespaces", "b, a,b", "./a"}, io.Discard); err != nil || strings.Join(cfg.RBACNamespaces, ",") != "a,b" {
+		t.Errorf("--rbac-namespaces: %q, %v; want a,b", cfg.RBACNamespaces, err)
+	}
+	if _, err := ParseArgs([]string{"--rbac-namespaces", "A_b", "./a"}, io.Discard); err == nil {
+		t.Error("--rbac-namespaces A_b: no error")
+	}
 	if cfg, err := ParseArgs([]string{"--markers"}, io.Discard); err != nil || !cfg.ListMarkers {
 		t.Errorf("--markers: %+v, %v", cfg, err)
 	}

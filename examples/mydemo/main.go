@@ -31,6 +31,12 @@ package main
 
 //go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --output-dir generated --crd-dir config/crd --rbac-dir config/rbac --webhook-dir config/webhook ./apis/...
 
+// config/rbac-namespaced is the RBAC of the manager run with --namespaces
+// limited to the namespace it is deployed to (the "system" placeholder,
+// which config/default's namespace replaces): Roles there, and a
+// ClusterRole for the cluster-scoped resources only.
+//go:generate go run github.com/ctrlgen/ctrlgen/cmd/ctrlgen --generators rbac --output-dir generated --rbac-dir config/rbac-namespaced --rbac-namespaces system ./apis/...
+
 import (
 	"context"
 	"flag"

@@ -1,6 +1,10 @@
 package rbac
 
-import "github.com/ctrlgen/ctrlgen/internal/model"
+import (
+	"strings"
+
+	"github.com/ctrlgen/ctrlgen/internal/model"
+)
 
 // Derive returns the rules the project's controllers need, from what the
 // generated wiring and the runtime under it do; ctrlgen cannot see what
@@ -34,47 +38,59 @@ import "github.com/ctrlgen/ctrlgen/internal/model"
 //     the conversion webhook of those that call it.
 //
 // Expectations need nothing more.
+//
+// With p.RBACNamespaces, the manager caches those namespaces only
+// (runtime/manager's --namespaces), and each rule about a namespaced
+// resource is given once per namespace, for a Role there; the rules
+// about cluster-scoped resources stay in the ClusterRole.
 func Derive(p *model.Project) []*model.RBACRule {
 	var out []*model.RBACRule
-	add := func(group, resource string, verbs ...string) {
-		out = append(out, &model.RBACRule{Groups: []string{group}, Resources: []string{resource}, Verbs: verbs})
+	add := func(namespaced bool, group, resource string, verbs ...string) {
+		if !namespaced || len(p.RBACNamespaces) == 0 {
+			out = append(out, &model.RBACRule{Groups: []string{group}, Resources: []string{resource}, Verbs: verbs})
+			return
+		}
+		for _, ns := range p.RBACNamespaces {
+			out = append(out, &model.RBACRule{Groups: []string{group}, Resources: []string{resource}, Verbs: verbs, Namespace: ns})
+		}
 	}
 	for _, k := range p.ControllerKinds() {
 		c := k.Controller
 		group := k.Version.Group.Name
-		add(group, k.Plural, "list", "watch")
+		add(k.Namespaced, group, k.Plural, "list", "watch")
 		if c.StatusWriteBack {
 			verb, getsOnConflict := statusWrite(c)
-			add(group, k.Plural+"/status", verb)
+			add(k.Namespaced, group, k.Plural+"/status", verb)
 			if getsOnConflict {
-				add(group, k.Plural, "get")
+				add(k.Namespaced, group, k.Plural, "get")
 			}
 		}
 		if c.Finalizer != "" {
-			add(group, k.Plural, "update")
+			add(k.Namespaced, group, k.Plural, "update")
 		}
 		for _, o := range c.Owns {
 			if o.Kind == nil {
 				continue
 			}
 			ownedGroup := o.Kind.Version.Group.Name
-			add(ownedGroup, o.Kind.Plural, "list", "watch")
+			add(o.Kind.Namespaced, ownedGroup, o.Kind.Plural, "list", "watch")
 			if o.Adopt != nil {
-				add(group, k.Plural, "get")
-				add(ownedGroup, o.Kind.Plural, "patch", "delete")
-				add(group, k.Plural+"/finalizers", "update")
+				add(k.Namespaced, group, k.Plural, "get")
+				add(o.Kind.Namespaced, ownedGroup, o.Kind.Plural, "patch", "delete")
+				add(k.Namespaced, group, k.Plural+"/finalizers", "update")
 			}
 		}
 	}
 	if len(out) > 0 {
-		add("", "events", "create", "patch")
+		// Events go to the namespace of the object they are about.
+		add(true, "", "events", "create", "patch")
 	}
 	if len(p.Webhooks) > 0 {
-		add("admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get", "list", "update", "watch")
-		add("admissionregistration.k8s.io", "validatingwebhookconfigurations", "get", "list", "update", "watch")
+		add(false, "admissionregistration.k8s.io", "mutatingwebhookconfigurations", "get", "list", "update", "watch")
+		add(false, "admissionregistration.k8s.io", "validatingwebhookconfigurations", "get", "list", "update", "watch")
 	}
 	if len(p.ConversionKinds()) > 0 {
-		add("apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "update", "watch")
+		add(false, "apiextensions.k8s.io", "customresourcedefinitions", "get", "list", "update", "watch")
 	}
 	return out
 }
@@ -88,4 +104,56 @@ func statusWrite(c *model.Controller) (verb string, getsOnConflict bool) {
 		return "patch", false
 	}
 	return "update", true
+}
+
+// scopeMarkers returns the +kubebuilder:rbac rules, with, when the
+// manager is limited to p.RBACNamespaces, each rule for the manager's
+// ClusterRole (no namespace=, no roleName=) that is only about resources
+// the controllers show to be namespaced (their kinds and owns= kinds,
+// with subresources) given once per namespace instead, for the Roles
+// there: what Reconcile does to its own and its children's objects is
+// done in those namespaces. Rules about anything else stay as written.
+func scopeMarkers(p *model.Project) []*model.RBACRule {
+	if len(p.RBACNamespaces) == 0 {
+		return p.RBACRules
+	}
+	namespaced := map[string]bool{} // "group/resource"
+	for _, k := range p.ControllerKinds() {
+		namespaced[k.Version.Group.Name+"/"+k.Plural] = k.Namespaced
+		for _, o := range k.Controller.Owns {
+			if o.Kind != nil {
+				namespaced[o.Kind.Version.Group.Name+"/"+o.Kind.Plural] = o.Kind.Namespaced
+			}
+		}
+	}
+	isNamespaced := func(r *model.RBACRule) bool {
+		if r.Namespace != "" || r.RoleName != "" || len(r.URLs) > 0 || len(r.Resources) == 0 {
+			return false
+		}
+		for _, g := range r.Groups {
+			if g == "core" {
+				g = ""
+			}
+			for _, res := range r.Resources {
+				res, _, _ = strings.Cut(res, "/")
+				if !namespaced[g+"/"+res] {
+					return false
+				}
+			}
+		}
+		return len(r.Groups) > 0
+	}
+	var out []*model.RBACRule
+	for _, r := range p.RBACRules {
+		if !isNamespaced(r) {
+			out = append(out, r)
+			continue
+		}
+		for _, ns := range p.RBACNamespaces {
+			scoped := *r
+			scoped.Namespace = ns
+			out = append(out, &scoped)
+		}
+	}
+	return out
 }

@@ -45,10 +45,11 @@ func (Generator) Owns(p *model.Project, path string) bool {
 
 // Generate returns config/rbac's files.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
-	roles := Roles(append(Derive(p), p.RBACRules...), ManagerRole)
-	if !slices.ContainsFunc(roles, func(r Role) bool { return r.Namespace == "" && r.Name == ManagerRole }) {
-		// The binding and the kustomization name it: it exists, empty if
-		// need be.
+	roles := Roles(append(Derive(p), scopeMarkers(p)...), ManagerRole)
+	if len(p.RBACNamespaces) == 0 && !slices.ContainsFunc(roles, func(r Role) bool { return r.Namespace == "" && r.Name == ManagerRole }) {
+		// The manager's ClusterRole exists, empty if need be, as
+		// kubebuilder's; limited to namespaces, it has its Roles, and a
+		// ClusterRole only for rules about cluster-scoped resources.
 		roles = append([]Role{{Name: ManagerRole}}, roles...)
 	}
 	var roleObjs, bindingObjs []any

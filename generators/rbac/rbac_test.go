@@ -30,7 +30,7 @@ func project(set func(c *model.Controller, configMap, gadget *model.Kind)) *mode
 // rules is the manager role's rules, one "group resource verb,verb" each.
 func rules(t *testing.T, p *model.Project) []string {
 	t.Helper()
-	roles := Roles(append(Derive(p), p.RBACRules...), ManagerRole)
+	roles := Roles(append(Derive(p), scopeMarkers(p)...), ManagerRole)
 	var out []string
 	for _, r := range roles {
 		for _, pr := range r.Rules {
@@ -251,4 +251,36 @@ func TestOneManagerRole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestDeriveNamespaces: with --rbac-namespaces, the rules about namespaced
+// resources, derived or declared for the ClusterRole, go into a Role in
+// each namespace; those about cluster-scoped ones, URLs and a marker's own
+// namespace= or roleName= stay where they were.
+func TestDeriveNamespaces(t *testing.T) {
+	p := project(func(c *model.Controller, configMap, gadget *model.Kind) {
+		c.Owns = []*model.Owned{{Kind: configMap}, {Kind: gadget}}
+		configMap.Namespaced = true
+		c.StatusWriteBack = true
+	})
+	p.Groups[0].Versions[0].Kinds[1].Namespaced = true // Widget; Gadget is cluster-scoped
+	p.RBACRules = []*model.RBACRule{
+		{Groups: []string{"core"}, Resources: []string{"configmaps"}, Verbs: []string{"create"}},
+		{Groups: []string{"apps.example.com"}, Resources: []string{"gadgets"}, Verbs: []string{"delete"}},
+		{URLs: []string{"/healthz"}, Verbs: []string{"get"}},
+		{Groups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get"}, Namespace: "c"},
+	}
+	p.RBACNamespaces = []string{"a", "b"}
+	check(t, rules(t, p),
+		" /healthz get",
+		"apps.example.com gadgets delete,list,watch",
+		"a/manager-role:  configmaps create,list,watch",
+		"a/manager-role:  events create,patch",
+		"a/manager-role: apps.example.com widgets get,list,watch",
+		"a/manager-role: apps.example.com widgets/status update",
+		"b/manager-role:  configmaps create,list,watch",
+		"b/manager-role:  events create,patch",
+		"b/manager-role: apps.example.com widgets get,list,watch",
+		"b/manager-role: apps.example.com widgets/status update",
+		"c/manager-role:  secrets get")
 }

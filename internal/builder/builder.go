@@ -90,6 +90,9 @@ type Options struct {
 	CRDDir string
 	// RBACDir is where the manager's RBAC manifests go; "" for none.
 	RBACDir string
+	// RBACNamespaces are the namespaces the manager is limited to, for
+	// the rbac generator; empty for all.
+	RBACNamespaces []string
 	// WebhookDir is where config/webhook goes; "" for none.
 	WebhookDir string
 	// NoApplyConfigurationTypes leaves model.Project.ApplyConfigurationTypes
@@ -188,7 +191,7 @@ func buildPackages(prog *loader.Program, graph *typegraph.Graph, pkgs []*loader.
 	if len(b.errs) > 0 {
 		return nil, b.warnings, errors.Join(b.errs...)
 	}
-	p.RBACRules, p.RBACDir = b.rbac, opts.RBACDir
+	p.RBACRules, p.RBACDir, p.RBACNamespaces = b.rbac, opts.RBACDir, opts.RBACNamespaces
 	p.Webhooks, p.WebhookConfigurations, p.WebhookDir = b.webhooks, b.webhookConfigs, opts.WebhookDir
 	if opts.CRDDir != "" {
 		if err := b.crds(p); err != nil {

@@ -75,6 +75,10 @@ type Project struct {
 	// controller packages, in load order.
 	RBACDir   string
 	RBACRules []*RBACRule
+	// RBACNamespaces are the namespaces the manager caches
+	// (--rbac-namespaces): the rules derived for namespaced resources go
+	// into a Role in each. Empty: every namespace, a ClusterRole.
+	RBACNamespaces []string
 
 	// WebhookDir is where the webhook generator writes kubebuilder's
 	// config/webhook, set only when it runs. Webhooks and

@@ -9,12 +9,15 @@ package informers
 import (
 	"context"
 	"reflect"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientcache "k8s.io/client-go/tools/cache"
+
+	"github.com/ctrlgen/ctrlgen/runtime/cache"
 )
 
 // TweakListOptionsFunc changes the options of every list and watch an
@@ -27,6 +30,7 @@ type Factory[C any] struct {
 	*Keyed[reflect.Type, C]
 
 	namespace        string
+	namespaces       []string
 	tweakListOptions TweakListOptionsFunc
 	informerName     *clientcache.InformerName
 }
@@ -37,7 +41,52 @@ func NewFactory[C any](client C, defaultResync time.Duration) *Factory[C] {
 }
 
 // SetNamespace limits the factory's informers to namespace.
-func (f *Factory[C]) SetNamespace(namespace string) { f.namespace = namespace }
+func (f *Factory[C]) SetNamespace(namespace string) {
+	f.namespace = namespace
+	f.namespaces = nil
+}
+
+// SetNamespaces limits the factory's informers of namespaced resources to
+// namespaces: with one, as SetNamespace; with more, each informer is one
+// informer per namespace under a single cache (see PerNamespace). Empty
+// is every namespace. Like the other setters, it is called before the
+// factory builds its first informer.
+func (f *Factory[C]) SetNamespaces(namespaces []string) {
+	namespaces = slices.Compact(slices.Sorted(slices.Values(namespaces)))
+	switch len(namespaces) {
+	case 0:
+		f.SetNamespace(metav1.NamespaceAll)
+	case 1:
+		f.SetNamespace(namespaces[0])
+	default:
+		f.namespace = metav1.NamespaceAll
+		f.namespaces = namespaces
+	}
+}
+
+// Namespaces are the namespaces the factory's informers are limited to
+// when there are more than one (SetNamespaces); otherwise nil, and
+// Namespace says.
+func (f *Factory[C]) Namespaces() []string { return f.namespaces }
+
+// PerNamespace builds a generated informer of a namespaced resource:
+// newFunc(namespace) when namespace, the one its factory gave it, is one
+// namespace or when factory is limited to none (Namespaces); otherwise
+// one informer per namespace of factory's Namespaces, under one cache
+// (cache.NewMultiNamespaceInformer), so that the process needs to read
+// those namespaces only. The generated informers of namespaced resources
+// call it.
+func PerNamespace[T cache.Object](factory any, namespace string, newFunc func(namespace string) clientcache.TypedSharedIndexInformer[T]) clientcache.TypedSharedIndexInformer[T] {
+	scoped, ok := factory.(interface{ Namespaces() []string })
+	if namespace != metav1.NamespaceAll || !ok || len(scoped.Namespaces()) == 0 {
+		return newFunc(namespace)
+	}
+	byNamespace := map[string]clientcache.TypedSharedIndexInformer[T]{}
+	for _, ns := range scoped.Namespaces() {
+		byNamespace[ns] = newFunc(ns)
+	}
+	return cache.NewMultiNamespaceInformer(byNamespace)
+}
 
 // SetTweakListOptions sets a function that changes the options of every
 // list and watch of the factory's informers.

@@ -211,3 +211,36 @@ func TestInformerForAppliesTransform(t *testing.T) {
 		}
 	}
 }
+
+func TestSetNamespacesScopesPerNamespace(t *testing.T) {
+	f := NewFactory(client{}, 0)
+	f.SetNamespaces([]string{"b", "a", "b"})
+	if f.Namespace() != "" || !reflect.DeepEqual(f.Namespaces(), []string{"a", "b"}) {
+		t.Fatalf("Namespace %q, Namespaces %v; want \"\" and [a b]", f.Namespace(), f.Namespaces())
+	}
+	var built []string
+	newFunc := func(ns string) clientcache.TypedSharedIndexInformer[*corev1.ConfigMap] {
+		built = append(built, ns)
+		return cache.NewSharedIndexInformer[*corev1.ConfigMap](&cache.ListWatch[*corev1.ConfigMap]{}, 0, nil)
+	}
+	inf := PerNamespace(f, f.Namespace(), newFunc)
+	if !reflect.DeepEqual(built, []string{"a", "b"}) {
+		t.Errorf("informers built for %v, want [a b]", built)
+	}
+	if _, ok := inf.GetIndexer().(cache.FastIndexer[*corev1.ConfigMap]); !ok {
+		t.Errorf("the informer of several namespaces has a %T indexer, not a fast one", inf.GetIndexer())
+	}
+
+	f.SetNamespaces([]string{"a"})
+	built = nil
+	PerNamespace(f, f.Namespace(), newFunc)
+	if f.Namespace() != "a" || f.Namespaces() != nil || !reflect.DeepEqual(built, []string{"a"}) {
+		t.Errorf("one namespace: Namespace %q, Namespaces %v, built %v; want a, nil, [a]", f.Namespace(), f.Namespaces(), built)
+	}
+	f.SetNamespaces(nil)
+	built = nil
+	PerNamespace(f, f.Namespace(), newFunc)
+	if f.Namespace() != "" || !reflect.DeepEqual(built, []string{""}) {
+		t.Errorf("no namespaces: Namespace %q, built %v; want \"\" and [\"\"]", f.Namespace(), built)
+	}
+}

@@ -145,7 +145,8 @@ type Factory interface {
 // SharedFactory returns the factory stored under key, building it with
 // newFactory the first time, so that controllers using the same clientset
 // share one set of informers. The manager starts it after every controller
-// has been built.
+// has been built. A generated factory is limited, before it is returned, to
+// the Options' DefaultNamespaces and DefaultLabelSelector.
 func SharedFactory[F Factory](mc *Context, key string, newFactory func() (F, error)) (F, error) {
 	mc.lock.Lock()
 	defer mc.lock.Unlock()
@@ -160,6 +161,9 @@ func SharedFactory[F Factory](mc *Context, key string, newFactory func() (F, err
 	f, err := newFactory()
 	if err != nil {
 		return f, err
+	}
+	if err := mc.Options.scope(f); err != nil {
+		return f, fmt.Errorf("shared factory %q: %w", key, err)
 	}
 	mc.shared[key] = f
 	mc.factories = append(mc.factories, f)
@@ -231,6 +235,9 @@ func (m *Manager) RunWithSignals(ctx context.Context) error {
 // values, such as a controller.WithReconcileObserver.
 func (m *Manager) Run(ctx context.Context) error {
 	logger := klog.FromContext(ctx)
+	if err := m.opts.validateScope(); err != nil {
+		return err
+	}
 	cfg, err := m.restConfig()
 	if err != nil {
 		return err

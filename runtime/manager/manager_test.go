@@ -259,3 +259,79 @@ func TestRunServesReadinessAndMetricsAndStopsOnCancel(t *testing.T) {
 		t.Fatalf("factory started %d, shut down %d times", factory.started.Load(), factory.shut.Load())
 	}
 }
+
+func TestScopeFlagsParseAndRefuseBadValues(t *testing.T) {
+	o := DefaultOptions()
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o.AddFlags(fs)
+	if err := fs.Parse([]string{"--namespaces", "team-a, team-b", "--label-selector", "app=foo,tier!=cache"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(o.DefaultNamespaces, ",") != "team-a,team-b" || o.DefaultLabelSelector != "app=foo,tier!=cache" {
+		t.Fatalf("after flags: namespaces %q, label selector %q", o.DefaultNamespaces, o.DefaultLabelSelector)
+	}
+	for _, args := range [][]string{
+		{"--namespaces", "Team_A"},
+		{"--label-selector", "=x"},
+		{"--label-selector", "app in (a"},
+	} {
+		o := DefaultOptions()
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		o.AddFlags(fs)
+		err := fs.Parse(args)
+		if err == nil {
+			t.Errorf("%q parsed", args)
+			continue
+		}
+		t.Logf("%q: %v", args, err)
+	}
+	// Options set in code are checked when Run starts.
+	o = DefaultOptions()
+	o.DefaultNamespaces = []string{"not a namespace"}
+	if err := New(o).Run(t.Context()); err == nil || !strings.Contains(err.Error(), "not a namespace") {
+		t.Errorf("Run with a bad namespace: %v", err)
+	}
+}
+
+// scopableFactory records what the manager sets.
+type scopableFactory struct {
+	fakeFactory
+	namespace  string
+	namespaces []string
+	tweak      func(*metav1.ListOptions)
+}
+
+func (f *scopableFactory) Namespace() string                               { return f.namespace }
+func (f *scopableFactory) SetNamespaces(ns []string)                       { f.namespaces = ns }
+func (f *scopableFactory) TweakListOptions() func(*metav1.ListOptions)     { return f.tweak }
+func (f *scopableFactory) SetTweakListOptions(t func(*metav1.ListOptions)) { f.tweak = t }
+
+func TestSharedFactoryIsScopedToTheOptions(t *testing.T) {
+	mc := &Context{shared: map[string]Factory{}, Options: Options{DefaultNamespaces: []string{"a", "b"}, DefaultLabelSelector: "app=foo"}}
+	f, err := SharedFactory(mc, "scoped", func() (*scopableFactory, error) {
+		return &scopableFactory{tweak: func(o *metav1.ListOptions) { o.LabelSelector = "mine=yes" }}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(f.namespaces, ",") != "a,b" {
+		t.Errorf("namespaces %v, want a,b", f.namespaces)
+	}
+	var lo metav1.ListOptions
+	f.tweak(&lo)
+	if lo.LabelSelector != "mine=yes,app=foo" {
+		t.Errorf("label selector %q, want the factory's own and the manager's", lo.LabelSelector)
+	}
+	if _, err := SharedFactory(mc, "other", func() (*fakeFactory, error) { return &fakeFactory{}, nil }); err == nil {
+		t.Error("a factory that cannot be scoped was accepted with a scope set")
+	}
+	if _, err := SharedFactory(mc, "limited", func() (*scopableFactory, error) { return &scopableFactory{namespace: "c"}, nil }); err == nil {
+		t.Error("a factory limited to another namespace was accepted")
+	}
+	unscoped := &Context{shared: map[string]Factory{}}
+	if _, err := SharedFactory(unscoped, "other", func() (*fakeFactory, error) { return &fakeFactory{}, nil }); err != nil {
+		t.Errorf("without a scope: %v", err)
+	}
+}

@@ -1,9 +1,15 @@
 package manager
 
 import (
+	"errors"
 	"flag"
+	"fmt"
+	"strings"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
 )
 
@@ -24,6 +30,22 @@ type Options struct {
 	Workers int
 	// Resync is the informers' default resync period; zero means none.
 	Resync time.Duration
+
+	// DefaultNamespaces limits the caches of namespaced resources to these
+	// namespaces, as controller-runtime's cache.Options.DefaultNamespaces:
+	// each resource's informer lists and watches each namespace, under one
+	// cache, so a Role in each namespace is all the manager needs to read
+	// them (see the rbac generator's --rbac-namespaces). A lister's Get in
+	// another namespace is NotFound; List gives the union. Cluster-scoped
+	// resources are cached whole. Empty: every namespace.
+	DefaultNamespaces []string
+	// DefaultLabelSelector limits every cache, namespaced or not, to the
+	// objects whose labels match, as controller-runtime's
+	// DefaultLabelSelector: the apiserver filters (ListOptions'
+	// LabelSelector), so the others are neither sent nor cached. Objects a
+	// controller owns must carry the labels too, or it does not see them.
+	// Empty: every object.
+	DefaultLabelSelector string
 
 	// QPS and Burst bound the client's request rate. The defaults are sized
 	// for controllers, not client-go's 5 and 10 for kubectl-like tools;
@@ -143,6 +165,21 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	})
 	fs.IntVar(&o.Workers, "workers", o.Workers, "Concurrent reconciles per controller.")
 	fs.DurationVar(&o.Resync, "resync", o.Resync, "Default informer resync period; 0 for none.")
+	fs.Func("namespaces", "Cache namespaced resources of these namespaces only, comma-separated; a Role in each is then all the controllers need to read them (default: every namespace).", func(s string) error {
+		namespaces := splitList(s)
+		if err := validateNamespaces(namespaces); err != nil {
+			return err
+		}
+		o.DefaultNamespaces = namespaces
+		return nil
+	})
+	fs.Func("label-selector", "Cache only the objects whose labels match this selector (e.g. app=foo,tier!=cache), filtered by the apiserver, for every resource (default: every object).", func(s string) error {
+		if err := validateLabelSelector(s); err != nil {
+			return err
+		}
+		o.DefaultLabelSelector = s
+		return nil
+	})
 	fs.Func("kube-api-qps", "Client requests per second to the apiserver (default 1000).", func(s string) error {
 		return parseFloat32(s, &o.QPS)
 	})
@@ -175,4 +212,77 @@ func (o *Options) AddFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.WebhookCertValidity, "webhook-cert-validity", o.WebhookCertValidity, "Lifetime of the manager's own webhook serving certificates.")
 	fs.DurationVar(&o.WebhookCARotationGrace, "webhook-ca-rotation-grace", o.WebhookCARotationGrace, "How long a new webhook CA is trusted before it signs.")
 	fs.DurationVar(&o.WebhookCertSyncPeriod, "webhook-cert-sync-period", o.WebhookCertSyncPeriod, "How often each replica reads the webhook certificates' Secret and injects the CA bundle.")
+}
+
+// validateScope checks DefaultNamespaces and DefaultLabelSelector.
+func (o *Options) validateScope() error {
+	if err := validateNamespaces(o.DefaultNamespaces); err != nil {
+		return fmt.Errorf("namespaces: %w", err)
+	}
+	if err := validateLabelSelector(o.DefaultLabelSelector); err != nil {
+		return fmt.Errorf("label selector: %w", err)
+	}
+	return nil
+}
+
+func validateNamespaces(namespaces []string) error {
+	var errs []error
+	for _, ns := range namespaces {
+		if msgs := validation.IsDNS1123Label(ns); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("%q is not a namespace name: %s", ns, strings.Join(msgs, "; ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func validateLabelSelector(s string) error {
+	if s == "" {
+		return nil
+	}
+	if _, err := labels.Parse(s); err != nil {
+		return fmt.Errorf("%q: %w", s, err)
+	}
+	return nil
+}
+
+// scopable is what a generated informer factory (runtime/informers.Factory
+// underneath) offers for the manager to limit it.
+type scopable interface {
+	Namespace() string
+	SetNamespaces([]string)
+	TweakListOptions() func(*metav1.ListOptions)
+	SetTweakListOptions(func(*metav1.ListOptions))
+}
+
+// scope limits a new factory's informers to DefaultNamespaces and
+// DefaultLabelSelector. A factory that cannot be limited, or one already
+// limited to a namespace, is an error when there is something to limit.
+func (o *Options) scope(f Factory) error {
+	if len(o.DefaultNamespaces) == 0 && o.DefaultLabelSelector == "" {
+		return nil
+	}
+	s, ok := f.(scopable)
+	if !ok {
+		return fmt.Errorf("a %T cannot be limited to namespaces or a label selector", f)
+	}
+	if len(o.DefaultNamespaces) > 0 {
+		if ns := s.Namespace(); ns != metav1.NamespaceAll {
+			return fmt.Errorf("the factory is already limited to namespace %q", ns)
+		}
+		s.SetNamespaces(o.DefaultNamespaces)
+	}
+	if sel := o.DefaultLabelSelector; sel != "" {
+		prev := s.TweakListOptions()
+		s.SetTweakListOptions(func(lo *metav1.ListOptions) {
+			if prev != nil {
+				prev(lo)
+			}
+			if lo.LabelSelector == "" {
+				lo.LabelSelector = sel
+			} else {
+				lo.LabelSelector += "," + sel
+			}
+		})
+	}
+	return nil
 }

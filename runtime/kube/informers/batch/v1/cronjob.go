@@ -7,6 +7,7 @@ import (
 	"time"
 
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	"github.com/ctrlgen/ctrlgen/runtime/kube/informers/internalinterfaces"
 	listersbatchv1 "github.com/ctrlgen/ctrlgen/runtime/kube/listers/batch/v1"
 	batchv1 "k8s.io/api/batch/v1"
@@ -149,8 +150,12 @@ func NewTypedCronJobInformerWithOptions(client kubernetes.Interface, namespace s
 	)
 }
 
+// defaultInformer watches the factory's namespace, or each of its
+// namespaces under one cache when it has several (SetNamespaces).
 func (f *cronJobInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewTypedCronJobInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return informers.PerNamespace(f.factory, f.namespace, func(namespace string) cache.TypedSharedIndexInformer[*batchv1.CronJob] {
+		return NewTypedCronJobInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	})
 }
 
 func (f *cronJobInformer) Informer() cache.SharedIndexInformer {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	"github.com/ctrlgen/ctrlgen/runtime/kube/informers/internalinterfaces"
 	listerscoordinationv1 "github.com/ctrlgen/ctrlgen/runtime/kube/listers/coordination/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -149,8 +150,12 @@ func NewTypedLeaseInformerWithOptions(client kubernetes.Interface, namespace str
 	)
 }
 
+// defaultInformer watches the factory's namespace, or each of its
+// namespaces under one cache when it has several (SetNamespaces).
 func (f *leaseInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewTypedLeaseInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return informers.PerNamespace(f.factory, f.namespace, func(namespace string) cache.TypedSharedIndexInformer[*coordinationv1.Lease] {
+		return NewTypedLeaseInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	})
 }
 
 func (f *leaseInformer) Informer() cache.SharedIndexInformer {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	"github.com/ctrlgen/ctrlgen/runtime/kube/informers/internalinterfaces"
 	listerslifecyclev1alpha1 "github.com/ctrlgen/ctrlgen/runtime/kube/listers/lifecycle/v1alpha1"
 	lifecyclev1alpha1 "k8s.io/api/lifecycle/v1alpha1"
@@ -149,8 +150,12 @@ func NewTypedEvictionRequestInformerWithOptions(client kubernetes.Interface, nam
 	)
 }
 
+// defaultInformer watches the factory's namespace, or each of its
+// namespaces under one cache when it has several (SetNamespaces).
 func (f *evictionRequestInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewTypedEvictionRequestInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return informers.PerNamespace(f.factory, f.namespace, func(namespace string) cache.TypedSharedIndexInformer[*lifecyclev1alpha1.EvictionRequest] {
+		return NewTypedEvictionRequestInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	})
 }
 
 func (f *evictionRequestInformer) Informer() cache.SharedIndexInformer {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	"github.com/ctrlgen/ctrlgen/runtime/kube/informers/internalinterfaces"
 	listersrbacv1alpha1 "github.com/ctrlgen/ctrlgen/runtime/kube/listers/rbac/v1alpha1"
 	rbacv1alpha1 "k8s.io/api/rbac/v1alpha1"
@@ -149,8 +150,12 @@ func NewTypedRoleBindingInformerWithOptions(client kubernetes.Interface, namespa
 	)
 }
 
+// defaultInformer watches the factory's namespace, or each of its
+// namespaces under one cache when it has several (SetNamespaces).
 func (f *roleBindingInformer) defaultInformer(client kubernetes.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewTypedRoleBindingInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return informers.PerNamespace(f.factory, f.namespace, func(namespace string) cache.TypedSharedIndexInformer[*rbacv1alpha1.RoleBinding] {
+		return NewTypedRoleBindingInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	})
 }
 
 func (f *roleBindingInformer) Informer() cache.SharedIndexInformer {

@@ -13,6 +13,7 @@ import (
 	"example.com/controller/generated/informers/externalversions/internalinterfaces"
 	listersopsv1 "example.com/controller/generated/listers/ops/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	"github.com/ctrlgen/ctrlgen/runtime/jsoncodec"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -150,8 +151,12 @@ func NewTypedRestoreInformerWithOptions(client versioned.Interface, namespace st
 	)
 }
 
+// defaultInformer watches the factory's namespace, or each of its
+// namespaces under one cache when it has several (SetNamespaces).
 func (f *restoreInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewTypedRestoreInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return informers.PerNamespace(f.factory, f.namespace, func(namespace string) cache.TypedSharedIndexInformer[*opsv1.Restore] {
+		return NewTypedRestoreInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	})
 }
 
 func (f *restoreInformer) Informer() cache.SharedIndexInformer {

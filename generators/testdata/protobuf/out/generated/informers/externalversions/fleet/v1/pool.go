@@ -13,6 +13,7 @@ import (
 	"example.com/protobuf/generated/informers/externalversions/internalinterfaces"
 	listersfleetv1 "example.com/protobuf/generated/listers/fleet/v1"
 	ctrlcache "github.com/ctrlgen/ctrlgen/runtime/cache"
+	"github.com/ctrlgen/ctrlgen/runtime/informers"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -149,8 +150,12 @@ func NewTypedPoolInformerWithOptions(client versioned.Interface, namespace strin
 	)
 }
 
+// defaultInformer watches the factory's namespace, or each of its
+// namespaces under one cache when it has several (SetNamespaces).
 func (f *poolInformer) defaultInformer(client versioned.Interface, resyncPeriod time.Duration) cache.SharedIndexInformer {
-	return NewTypedPoolInformerWithOptions(client, f.namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	return informers.PerNamespace(f.factory, f.namespace, func(namespace string) cache.TypedSharedIndexInformer[*fleetv1.Pool] {
+		return NewTypedPoolInformerWithOptions(client, namespace, internalinterfaces.InformerOptions{ResyncPeriod: resyncPeriod, Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}, InformerName: f.factory.InformerName(), TweakListOptions: f.tweakListOptions})
+	})
 }
 
 func (f *poolInformer) Informer() cache.SharedIndexInformer {
