@@ -160,18 +160,7 @@ func runFilteredMydemos(t *testing.T, filter controller.UpdateFilter[*crddemov1.
 	if err := controller.WatchOwned(c, kubeFactory.Core().V1().ConfigMaps().TypedInformer(), owner); err != nil {
 		t.Fatal(err)
 	}
-	factory.StartWithContext(ctx)
-	kubeFactory.StartWithContext(ctx)
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, 2) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		factory.Shutdown()
-		kubeFactory.Shutdown()
-	})
+	runController(t, ctx, cancel, func(ctx context.Context) error { return c.Run(ctx, 2) }, factory, kubeFactory)
 
 	mydemos := md.CrddemoV1().Mydemos(ns)
 	names := make([]string, filterMydemos)

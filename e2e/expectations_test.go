@@ -135,18 +135,7 @@ func runConfigMapSets(t *testing.T, withExpectations bool, workers int, before f
 		}
 		run = c.Run
 	}
-	factory.Start(ctx.Done())
-	kubeFactory.Start(ctx.Done())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, workers) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		factory.Shutdown()
-		kubeFactory.Shutdown()
-	})
+	runController(t, ctx, cancel, func(ctx context.Context) error { return run(ctx, workers) }, factory, kubeFactory)
 	return r
 }
 

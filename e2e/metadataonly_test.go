@@ -97,18 +97,7 @@ func TestMetadataOnlyCacheHoldsSecretsWithoutData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	factory.Start(ctx.Done())
-	metaFactory.Start(ctx.Done())
-	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, 2) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-		factory.Shutdown()
-		metaFactory.Shutdown()
-	})
+	runController(t, ctx, cancel, func(ctx context.Context) error { return c.Run(ctx, 2) }, factory, metaFactory)
 
 	if _, err := sets.SetsV1().SecretSets(ns).Create(ctx, &setsv1.SecretSet{
 		ObjectMeta: metav1.ObjectMeta{Name: "vault"},

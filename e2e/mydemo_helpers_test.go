@@ -599,3 +599,29 @@ func tail(path string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// startable is an informer factory, as runController starts it.
+type startable interface {
+	StartWithContext(ctx context.Context)
+	Shutdown()
+}
+
+// runController starts factories and run(ctx), a controller's Run, in the
+// background. When the test ends it cancels ctx, fails the test with
+// run's error, and shuts the factories down.
+func runController(t *testing.T, ctx context.Context, cancel context.CancelFunc, run func(context.Context) error, factories ...startable) {
+	for _, f := range factories {
+		f.StartWithContext(ctx)
+	}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		for _, f := range factories {
+			f.Shutdown()
+		}
+	})
+}
