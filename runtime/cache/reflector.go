@@ -115,12 +115,12 @@ type Reflector[T Object] struct {
 	// apiserver has no watch cache for the resource, so relists page too.
 	pagedAtZero bool
 	// cycleMu guards current, the list-and-watch cycle under way, which
-	// Relist ends, and paused, set while Relist's function runs, which no
-	// cycle may start during (resumed signals its end); wake cuts a backoff
-	// wait short for a Relist between cycles.
+	// Relist ends, and paused, how many Relists are running their
+	// function, during which no cycle may start (resumed signals each
+	// end); wake cuts a backoff wait short for a Relist between cycles.
 	cycleMu sync.Mutex
 	current *cycle
-	paused  bool
+	paused  int
 	resumed *sync.Cond
 	wake    chan struct{}
 }
@@ -216,7 +216,7 @@ func (r *Reflector[T]) startCycle(ctx context.Context) (context.Context, func() 
 	cycleCtx, cancel := context.WithCancel(ctx)
 	c := &cycle{cancel: cancel, done: make(chan struct{})}
 	r.cycleMu.Lock()
-	for r.paused {
+	for r.paused > 0 {
 		r.resumed.Wait()
 	}
 	r.current = c
@@ -286,7 +286,7 @@ func (r *Reflector[T]) Relist(between func()) {
 		c.relisted = true
 		c.cancel()
 	}
-	r.paused = true
+	r.paused++
 	r.cycleMu.Unlock()
 	if c != nil {
 		<-c.done
@@ -295,7 +295,7 @@ func (r *Reflector[T]) Relist(between func()) {
 		between()
 	}
 	r.cycleMu.Lock()
-	r.paused = false
+	r.paused--
 	r.resumed.Broadcast()
 	r.cycleMu.Unlock()
 	if c == nil {

@@ -242,3 +242,41 @@ func cachedKeys(inf cache.SharedIndexInformer[*corev1.ConfigMap]) []cache.Object
 func compareNames(a, b cache.ObjectName) int {
 	return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }
+
+// TestConcurrentRescopesAllSync: Rescopes at once from several
+// goroutines each see their channel closed, and the cache ends in one of
+// their scopes.
+func TestConcurrentRescopesAllSync(t *testing.T) {
+	h := cache.Namespaces(4)
+	srv := newServer()
+	for i := range 40 {
+		if _, err := srv.Create(&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: fmt.Sprintf("ns-%d", i), Name: "a"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inf := cache.NewSharedIndexInformer[*corev1.ConfigMap](srv.ListerWatcher(), 0, nil)
+	rescoper := inf.(cache.Rescoper[*corev1.ConfigMap])
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go inf.RunWithContext(ctx)
+	if !clientcache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		t.Fatal("not synced")
+	}
+	var wg sync.WaitGroup
+	for b := range 4 {
+		wg.Go(func() {
+			select {
+			case <-rescoper.Rescope(cache.HashRangeScope(h, []int{b}, (*corev1.ConfigMap).GetNamespace)):
+			case <-ctx.Done():
+			}
+		})
+	}
+	wg.Wait()
+	buckets := map[int]bool{}
+	for _, key := range inf.FastIndexer().ListNames() {
+		buckets[h.Bucket(key.Namespace)] = true
+	}
+	if len(buckets) > 1 {
+		t.Errorf("the cache holds objects of buckets %v: not one scope", buckets)
+	}
+}
