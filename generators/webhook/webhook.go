@@ -50,17 +50,24 @@ func (Generator) Owns(p *model.Project, file string) bool {
 }
 
 // Generate returns config/webhook's files; none when the project has no
-// webhooks.
+// webhooks. A project whose only webhooks are conversions gets the
+// Service alone, which its CRDs' conversion patches name.
 func (Generator) Generate(p *model.Project) ([]*gen.File, error) {
 	objs, err := Configurations(p.Webhooks, p.WebhookConfigurations)
-	if err != nil || len(objs) == 0 {
-		return nil, err
-	}
-	manifests, err := rbac.Marshal(objs...)
-	if err != nil {
+	if err != nil || len(objs) == 0 && len(p.ConversionKinds()) == 0 {
 		return nil, err
 	}
 	service, err := rbac.Marshal(serviceObject(path.Base(p.Module)))
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) == 0 {
+		return []*gen.File{
+			gen.NewText(filepath.Join(p.WebhookDir, "service.yaml"), service),
+			gen.NewText(filepath.Join(p.WebhookDir, "kustomization.yaml"), []byte(gen.YAMLHeader+"\n"+serviceKustomization)),
+		}, nil
+	}
+	manifests, err := rbac.Marshal(objs...)
 	if err != nil {
 		return nil, err
 	}
@@ -305,6 +312,12 @@ func serviceObject(project string) any {
 		},
 	}
 }
+
+// serviceKustomization is config/webhook's kustomization for conversion
+// webhooks alone: no webhook configuration names the Service.
+const serviceKustomization = `resources:
+- service.yaml
+`
 
 const kustomization = `resources:
 - manifests.yaml
