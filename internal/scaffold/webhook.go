@@ -128,17 +128,6 @@ type webhookChange struct {
 	files []File
 }
 
-// admission reports whether the project will have an admission webhook,
-// for which ctrlgen writes config/webhook and its Service.
-func (c *webhookChange) admission() bool {
-	if c.o.Defaulting || c.o.Validation {
-		return true
-	}
-	return slices.ContainsFunc(c.p.Resources, func(x Resource) bool {
-		return x.Webhooks != nil && (x.Webhooks.Defaulting || x.Webhooks.Validation)
-	})
-}
-
 // types adds the marker to the kind's type and, for conversion, the
 // storage version marker to it when no version has one; it refuses what
 // the generator would.
@@ -181,8 +170,6 @@ func (c *webhookChange) types() error {
 				r, ProjectFile, r.Group, nextVersion(r.Version), r.Kind)
 		case len(storage) > 1:
 			return fmt.Errorf("--conversion: versions %s of %s/%s are all marked %s; mark exactly one, the hub the others convert through", strings.Join(storage, ", "), r.Group, r.Kind, storageVersionMarker)
-		case !c.admission():
-			return fmt.Errorf("--conversion alone: ctrlgen writes the webhook Service (%s/service.yaml), which the CRD's conversion webhook calls, only for a project with a defaulting or validation webhook; give --defaulting or --programmatic-validation too", WebhookDir)
 		case len(storage) == 0:
 			edits = append(edits, edit{at: d.lineStart, text: d.indent + "// " + storageVersionMarker + "\n"})
 			changes = append(changes, storageVersionMarker+" (the hub)")

@@ -77,7 +77,7 @@ func TestCreateWebhook(t *testing.T) {
 		"patches:\n- path: manager_webhook_patch.yaml\n  target:\n    kind: Deployment\n    name: controller-manager\n- path: webhook_service_patch.yaml\n# ctrlgen:scaffold:patches\n")
 	mustContain(t, got["config/default/manager_webhook_patch.yaml"], "value: --webhook-service=guestbook-webhook-service\n", "value: --webhook-secret=guestbook-webhook-server-cert\n", "containerPort: 9443\n")
 	mustContain(t, got["PROJECT"], "  webhooks:\n    defaulting: true\n    validation: true\n")
-	checkDeploy(t, dir, false)
+	checkDeploy(t, dir, true, false)
 }
 
 // TestCreateWebhookConversion: conversion needs two versions, marks the
@@ -90,9 +90,6 @@ func TestCreateWebhookConversion(t *testing.T) {
 		t.Errorf("conversion of one version: %v", err)
 	}
 	createAPI(t, dir, scaffold.APIOptions{Group: "webapp", Version: "v2", Kind: "Guestbook", Resource: true})
-	if _, err := scaffold.CreateWebhook(os.DirFS(dir), conversion); err == nil || !strings.Contains(err.Error(), "--conversion alone") {
-		t.Errorf("conversion without a webhook Service: %v", err)
-	}
 	v2 := read(t, dir, "api/webapp/v2/guestbook_types.go")
 	got := createWebhook(t, dir, scaffold.WebhookOptions{Group: "webapp", Version: "v1", Kind: "Guestbook", Defaulting: true, Validation: true, Conversion: true})
 	want := []string{"PROJECT", "api/webapp/v1/guestbook_types.go", "cmd/main.go", "config/crd/kustomization.yaml", "config/crd/kustomizeconfig.yaml",
@@ -114,7 +111,7 @@ func TestCreateWebhookConversion(t *testing.T) {
 	mustContain(t, got["PROJECT"], "  webhooks:\n    defaulting: true\n    validation: true\n    conversion: true\n")
 
 	fakeGenerated(t, dir, "guestbooks")
-	checkDeploy(t, dir, true)
+	checkDeploy(t, dir, true, true)
 
 	// A second kind with two versions, whose spoke is marked storage by
 	// hand: its hub is that one, and the version given just carries the
@@ -332,11 +329,38 @@ spec:
 	testmod.Write(t, filepath.Join(dir, "config", "crd", "patches", "webhook_in_"+plural+".yaml"), []byte(patch))
 }
 
+// TestCreateWebhookConversionAlone: a kind with two versions gets a
+// conversion webhook with no admission webhook in the project; deployed,
+// its CRD calls the webhook Service ctrlgen writes for conversions alone.
+func TestCreateWebhookConversionAlone(t *testing.T) {
+	dir := newProject(t)
+	createAPI(t, dir, scaffold.APIOptions{Group: "webapp", Version: "v1", Kind: "Guestbook", Resource: true, Controller: true})
+	createAPI(t, dir, scaffold.APIOptions{Group: "webapp", Version: "v2", Kind: "Guestbook", Resource: true})
+	got := createWebhook(t, dir, scaffold.WebhookOptions{Group: "webapp", Version: "v1", Kind: "Guestbook", Conversion: true})
+	want := []string{"PROJECT", "api/webapp/v1/guestbook_types.go", "cmd/main.go", "config/crd/kustomization.yaml", "config/crd/kustomizeconfig.yaml",
+		"config/default/kustomization.yaml", "config/default/manager_webhook_patch.yaml", "config/default/webhook_service_patch.yaml"}
+	if p := slices.Sorted(maps.Keys(got)); !slices.Equal(p, want) {
+		t.Errorf("files %q, want %q", p, want)
+	}
+	mustContain(t, got["cmd/main.go"], "\twebhooks.RegisterConversion(m)\n\t// ctrlgen:scaffold:webhooks\n")
+
+	fakeGenerated(t, dir, "guestbooks")
+	// config/webhook as ctrlgen writes it for conversions alone (golden
+	// generators/testdata/conversion), not mydemo's admission webhooks.
+	webhookDir := filepath.Join(dir, "config", "webhook")
+	if err := os.RemoveAll(webhookDir); err != nil {
+		t.Fatal(err)
+	}
+	testmod.Copy(t, filepath.Join(testmod.RepoRoot(), "generators", "testdata", "conversion", "out", "config", "webhook"), webhookDir, nil)
+	checkDeploy(t, dir, false, true)
+}
+
 // checkDeploy builds config/default and checks that the webhook
-// configurations and, with conversion, the CRD call the webhook Service
-// by its prefixed name and namespace, that the Service selects the
-// manager's pods, and that the manager is told that Service's name.
-func checkDeploy(t *testing.T, dir string, conversion bool) {
+// configurations (with admission) and the CRD (with conversion) call the
+// webhook Service by its prefixed name and namespace, that the Service
+// selects the manager's pods, and that the manager is told that
+// Service's name.
+func checkDeploy(t *testing.T, dir string, admission, conversion bool) {
 	t.Helper()
 	objs := kustomizeBuild(t, filepath.Join(dir, "config", "default"))
 	byKind := map[string][]*unstructured.Unstructured{}
@@ -366,6 +390,12 @@ func checkDeploy(t *testing.T, dir string, conversion bool) {
 		}
 	}
 	for _, kind := range []string{"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"} {
+		if !admission {
+			if len(byKind[kind]) != 0 {
+				t.Errorf("config/default has a %s, and the project no admission webhook", kind)
+			}
+			continue
+		}
 		if len(byKind[kind]) != 1 {
 			t.Fatalf("config/default has %d %s", len(byKind[kind]), kind)
 		}
@@ -509,5 +539,5 @@ func TestCreateWebhookGenerates(t *testing.T) {
 	testmod.Write(t, filepath.Join(dir, userConversions), []byte(bodyless.ReplaceAllString(conv, "$1 { return nil }")))
 	goCmd(dir, "build", "-o", os.DevNull, "./...")
 	goCmd(dir, "vet", "./cmd/...", "./internal/webhooks/...")
-	checkDeploy(t, dir, true)
+	checkDeploy(t, dir, true, true)
 }
