@@ -45,6 +45,9 @@ var goldenSkipped = map[string]string{
 	"webhook":              "webhook manifests and ctrlgen's webhooks/ packages, which code-generator does not write, over an API tree whose shapes cluster and namespaced compare and a package that holds only a webhook marker; bench/webhook compares the manifests with controller-gen's",
 	"conversion":           "conversions between two versions (Hub, ConvertTo, ConvertFrom and the functions they call), which code-generator does not write, over types whose clients, listers and informers have the shapes cluster and namespaced compare",
 	"controller":           "one ctrlgen run over a local API and k8s.io/api/core/v1 together, for ctrlgen's own controllers; kube_codegen.sh's gen_client takes one input directory (ops/v1's markers are covered by cluster and nostatus)",
+	"filters":              "ctrlgen's own controllers with event filters (+ctrlgen:controller:filter=), whose hand-written reconcile.go does not build without them; its clients, listers and informers have the shapes cluster and namespaced compare",
+	"metadataonly":         "ctrlgen's own controllers caching owned kinds as metadata alone (owns=…,metadataOnly), which code-generator does not write; its clients, listers and informers have the shapes cluster and namespaced compare",
+	"rbacnamespaces":       "ctrlgen's controllers and their RBAC as namespaced Roles (--rbac-namespaces), manifests code-generator does not write; the rbac case's API",
 }
 
 // goldenInputs are the cases of ctrlgen's golden tests that code-generator
