@@ -222,9 +222,9 @@ func (s *sharedIndexInformer[T]) Rescope(scope Scope[T]) <-chan struct{} {
 		s.scope.Store(&scope)
 		s.fifo.withLock(func() {
 			if scope.Contains != nil {
-				for _, key := range s.indexer.ListNames() {
-					if obj, ok := s.indexer.GetByName(key); ok && !scope.Contains(obj) {
-						s.indexer.remove(key)
+				for _, obj := range s.indexer.ListAll() {
+					if !scope.Contains(obj) {
+						s.indexer.remove(MetaObjectName(obj))
 					}
 				}
 			}

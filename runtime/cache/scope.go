@@ -9,6 +9,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/watchlist"
 )
 
 // Scope is the part of a resource an informer holds: the objects
@@ -124,6 +125,5 @@ func (lw scopedLW[T]) WatchStream(ctx context.Context, opts metav1.ListOptions) 
 }
 
 func (lw scopedLW[T]) IsWatchListSemanticsUnSupported() bool {
-	u, ok := lw.ListerWatcher.(interface{ IsWatchListSemanticsUnSupported() bool })
-	return ok && u.IsWatchListSemanticsUnSupported()
+	return watchlist.DoesClientNotSupportWatchListSemantics(lw.ListerWatcher)
 }

@@ -112,11 +112,6 @@ func (f *Factory[C]) TweakListOptions() TweakListOptionsFunc { return f.tweakLis
 // InformerName is the name set with SetInformerName, may be nil.
 func (f *Factory[C]) InformerName() *clientcache.InformerName { return f.informerName }
 
-// Start runs every informer not yet started until stopCh is closed.
-func (f *Factory[C]) Start(stopCh <-chan struct{}) {
-	f.StartWithContext(wait.ContextForChannel(stopCh))
-}
-
 // Shutdown stops Start from starting informers and waits until all
 // started informers have returned; their stop channel or context must be
 // done for that. It may be called more than once, concurrently. It then

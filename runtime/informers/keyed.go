@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	clientcache "k8s.io/client-go/tools/cache"
 )
 
@@ -46,6 +47,11 @@ func (f *Keyed[K, C]) SetResync(key K, period time.Duration) {
 
 // SetTransform sets a transform on all informers the factory builds.
 func (f *Keyed[K, C]) SetTransform(transform clientcache.TransformFunc) { f.transform = transform }
+
+// Start runs every informer not yet started until stopCh is closed.
+func (f *Keyed[K, C]) Start(stopCh <-chan struct{}) {
+	f.StartWithContext(wait.ContextForChannel(stopCh))
+}
 
 // StartWithContext runs every informer not yet started until ctx is done.
 // It does not block; after Shutdown it does nothing.

@@ -77,8 +77,6 @@ type factory struct {
 	tweak     TweakListOptionsFunc
 }
 
-func (f *factory) Start(stopCh <-chan struct{}) { f.StartWithContext(wait.ContextForChannel(stopCh)) }
-
 func (f *factory) WaitForCacheSync(stopCh <-chan struct{}) map[schema.GroupVersionResource]bool {
 	synced, _ := f.Keyed.WaitForCacheSync(wait.ContextForChannel(stopCh))
 	return synced
